@@ -1,0 +1,67 @@
+"""Tensor Explorer: see what a PyTorch tensor is, which values share memory, how autograd flows.
+
+The public API (``describe``, ``stats``, ``diagnose``, ``load_array``, ``Workspace``, ``trace``,
+``backward``, ``explore``...) is loaded lazily, so ``import tensor_explorer`` is cheap and never
+imports Qt. Only :func:`explore` touches Qt, and only when it is called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it (relative to this package)
+_EXPORTS: dict[str, str] = {
+    "describe": ".core.facts",
+    "TensorFacts": ".core.facts",
+    "stats": ".core.stats",
+    "Stats": ".core.stats",
+    "Cancelled": ".core.stats",
+    "diagnose": ".core.diagnose",
+    "Diagnosis": ".core.diagnose",
+    "load_array": ".core.loading",
+    "load_arrays": ".core.loading",
+    "LoadError": ".core.loading",
+    "to_tensor": ".core.loading",
+    "Workspace": ".core.workspace",
+    "ProgramError": ".core.runner",
+    "devices": ".core.devices",
+    "element_offsets": ".core.memory",
+    "relation": ".core.memory",
+    "Relation": ".core.memory",
+    "trace": ".core.autograd",
+    "backward": ".core.autograd",
+    "Graph": ".core.autograd",
+    "Node": ".core.autograd",
+    "BackwardRecord": ".core.autograd",
+    "explore": ".explore",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .core.autograd import BackwardRecord, Graph, Node, backward, trace
+    from .core.devices import devices
+    from .core.diagnose import Diagnosis, diagnose
+    from .core.facts import TensorFacts, describe
+    from .core.loading import LoadError, load_array, load_arrays, to_tensor
+    from .core.memory import Relation, element_offsets, relation
+    from .core.runner import ProgramError
+    from .core.stats import Cancelled, Stats, stats
+    from .core.workspace import Workspace
+    from .explore import explore
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tensor_explorer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,1 @@
+"""Qt panels and the main window. Each panel takes core objects and subscribes to them."""
