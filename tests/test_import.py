@@ -31,3 +31,9 @@ def test_public_api_names_resolve_without_qt() -> None:
     )
     mods = _modules_after(code)
     assert not [m for m in mods if m.startswith(QT_PREFIXES)]
+
+
+def test_all_lists_every_lazy_export() -> None:
+    import tensor_explorer as tx
+
+    assert set(tx.__all__) == set(tx._EXPORTS) | {"__version__"}

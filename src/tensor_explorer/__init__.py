@@ -39,7 +39,32 @@ _EXPORTS: dict[str, str] = {
     "explore": ".explore",
 }
 
-__all__ = [*sorted(_EXPORTS), "__version__"]
+__all__ = [
+    "BackwardRecord",
+    "Cancelled",
+    "Diagnosis",
+    "Graph",
+    "LoadError",
+    "Node",
+    "ProgramError",
+    "Relation",
+    "Stats",
+    "TensorFacts",
+    "Workspace",
+    "__version__",
+    "backward",
+    "describe",
+    "devices",
+    "diagnose",
+    "element_offsets",
+    "explore",
+    "load_array",
+    "load_arrays",
+    "relation",
+    "stats",
+    "to_tensor",
+    "trace",
+]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .core.autograd import BackwardRecord, Graph, Node, backward, trace

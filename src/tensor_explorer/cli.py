@@ -1,0 +1,165 @@
+"""The ``tensor-explorer`` command (also ``python -m tensor_explorer``).
+
+    tensor-explorer [PATH ...]             the application (no PATH: the default lesson)
+    tensor-explorer inspect PATH... [--json]
+    tensor-explorer lessons [--json]
+    tensor-explorer check LESSON...
+    tensor-explorer screenshot SOURCE --out FILE.png|FILE.svg [options]
+
+Errors are reported as one line on stderr with a non-zero exit status, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+SUBCOMMANDS = ("inspect", "lessons", "check", "screenshot")
+PROG = "tensor-explorer"
+
+
+def _error(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------- inspect
+
+
+def _fmt_num(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def inspect_entry(name: str, array: Any) -> dict[str, Any]:
+    """Facts, statistics, diagnoses and tensor sharing of one loaded array, as a JSON-safe dict."""
+    from .core.diagnose import diagnose
+    from .core.facts import describe
+    from .core.loading import LoadError, to_tensor
+    from .core.stats import stats
+
+    facts = describe(array)
+    st = stats(array)
+    diags = diagnose(array, name=name, value_stats=st)
+    try:
+        tensor, note = to_tensor(array)
+        shares = note is None
+        tensor_info: dict[str, Any] = {
+            "dtype": str(tensor.dtype),
+            "shares_memory": shares,
+            "note": note or "torch.from_numpy shares this array's memory (no copy)",
+        }
+    except LoadError as exc:
+        tensor_info = {"dtype": None, "shares_memory": False, "note": str(exc)}
+    return {
+        "name": name,
+        "facts": facts.to_dict(),
+        "stats": st.to_dict(),
+        "diagnoses": [d.to_dict() for d in diags],
+        "tensor": tensor_info,
+    }
+
+
+def _print_entry(e: dict[str, Any]) -> None:
+    f, s = e["facts"], e["stats"]
+    layout = "C-contiguous" if f["is_contiguous"] else "not C-contiguous"
+    mapped = "memory-mapped" if f["mapped_file"] else "in memory"
+    print(f"  {e['name']}: shape {tuple(f['shape'])}  {f['dtype']}  {layout}  {mapped}")
+    print(
+        f"    {f['numel']:,} elements x {f['element_size']} bytes = {f['nbytes']:,} bytes;"
+        f" stride {tuple(f['stride'])} (elements); byte order {f['byte_order']}"
+    )
+    what = "of |z|" if s["of"] == "magnitude" else ""
+    print(
+        f"    stats {what}: min {_fmt_num(s['min'])}  max {_fmt_num(s['max'])}  "
+        f"mean {_fmt_num(s['mean'])}  std {_fmt_num(s['std'])}"
+    )
+    print(
+        f"    NaN {s['nan']:,}  +Inf {s['posinf']:,}  -Inf {s['neginf']:,}  zeros {s['zeros']:,}"
+        + (f"  first non-finite at {tuple(s['first_nonfinite'])}" if s["first_nonfinite"] else "")
+    )
+    t = e["tensor"]
+    print(f"    as a tensor: {t['note']}")
+    for d in e["diagnoses"]:
+        print(f"    [{d['severity']}] {d['code']}: {d['message']}")
+
+
+def cmd_inspect(paths: Sequence[str], as_json: bool) -> int:
+    from .core.loading import LoadError, load_path
+
+    results: list[dict[str, Any]] = []
+    failed = False
+    for path in paths:
+        try:
+            arrays = load_path(path)
+            entries = [inspect_entry(k, v) for k, v in arrays.items()]
+        except LoadError as exc:
+            failed = True
+            _error(str(exc))
+            results.append({"path": path, "error": str(exc)})
+            continue
+        results.append({"path": path, "arrays": entries})
+        if not as_json:
+            print(f"{path}")
+            for e in entries:
+                _print_entry(e)
+    if as_json:
+        print(json.dumps({"files": results}, indent=2, allow_nan=False, default=str))
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def _parser(sub: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"{PROG} {sub}")
+    if sub == "inspect":
+        p.description = "Facts, statistics and diagnoses of every array in .npy/.npz files."
+        p.add_argument("paths", nargs="+", metavar="PATH")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+    elif sub == "lessons":
+        p.add_argument("--json", action="store_true")
+    elif sub == "check":
+        p.add_argument("lessons", nargs="+", metavar="LESSON")
+    elif sub == "screenshot":
+        p.add_argument("source")
+        p.add_argument("--out", required=True)
+        p.add_argument("--panel", default="window")
+        p.add_argument("--step", type=int)
+        p.add_argument("--select")
+        p.add_argument("--size")
+        p.add_argument("--scale", type=float, default=1.0)
+        p.add_argument("--theme", choices=("light", "dark"), default="light")
+        p.add_argument("--lang", choices=("en", "zh"), default="en")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tensor-explorer`` command; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args and args[0] in SUBCOMMANDS:
+            sub = args[0]
+            ns = _parser(sub).parse_args(args[1:])
+            if sub == "inspect":
+                return cmd_inspect(ns.paths, ns.json)
+            _error(f"'{sub}' is not available in this version yet")
+            return 2
+        if args and args[0] in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        from .qt.app import run_app
+
+        return run_app(args)
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit as exc:  # argparse's own usage errors
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    except Exception as exc:  # the command line never shows a traceback
+        _error(f"unexpected error: {type(exc).__name__}: {exc}")
+        return 2

@@ -1,0 +1,190 @@
+"""What a value *is*: `describe(value) -> TensorFacts`, for torch tensors and NumPy arrays.
+
+Every fact is read from torch or NumPy themselves (``stride()``, ``_version``,
+``untyped_storage()``, ``__array_interface__``...), never re-derived, so the Inspector can show
+them with confidence. The result is a plain dataclass; ``to_dict()`` is JSON-safe.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from . import loading, memory
+
+Value = torch.Tensor | np.ndarray
+
+
+@dataclass(frozen=True)
+class GradFacts:
+    """The ``.grad`` of a tensor, summarised: its shape and its L2 norm (float64)."""
+
+    shape: list[int]
+    norm: float
+
+
+@dataclass(frozen=True)
+class TensorFacts:
+    """All facts of one tensor or array. Field names match the public ``to_dict`` keys."""
+
+    kind: str  # "tensor" | "ndarray"
+    shape: list[int]
+    dtype: str  # "torch.float32" for tensors, "float32" for arrays
+    device: str  # "cpu" for arrays
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None
+    grad: GradFacts | None
+    stride: list[int]  # in elements
+    storage_offset: int  # in elements
+    is_contiguous: bool
+    numel: int
+    element_size: int
+    nbytes: int
+    storage_nbytes: int
+    version: int
+    is_inference: bool
+    internal_overlap: bool
+    # -- extra facts (beyond the contract's minimum) --
+    layout: str = "strided"
+    is_view: bool = False
+    is_parameter: bool = False
+    retains_grad: bool = False
+    byte_order: str = "native"  # "native" | "big-endian" | "little-endian" (NumPy only)
+    writeable: bool = True
+    mapped_file: str | None = None  # the file whose memory map holds this value's bytes
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict of every fact (``grad`` is None or {"shape", "norm"})."""
+        return asdict(self)
+
+
+def describe(value: Value) -> TensorFacts:
+    """Return the facts of a ``torch.Tensor`` or ``numpy.ndarray``.
+
+    NumPy scalars are described as 0-d arrays. Anything else raises ``TypeError`` with a
+    message naming what was given.
+    """
+    if isinstance(value, torch.Tensor):
+        return _describe_tensor(value)
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
+    if isinstance(value, np.ndarray):
+        return _describe_array(value)
+    raise TypeError(
+        f"describe() takes a torch.Tensor or a numpy.ndarray, not {type(value).__name__}"
+    )
+
+
+def _grad_facts(grad: torch.Tensor | None) -> GradFacts | None:
+    if grad is None:
+        return None
+    with torch.no_grad():
+        g = grad.detach()
+        if g.is_complex():
+            g = g.abs()
+        norm = float(torch.linalg.vector_norm(g.to(torch.float64))) if g.numel() else 0.0
+    return GradFacts(shape=list(g.shape), norm=norm)
+
+
+def _describe_tensor(t: torch.Tensor) -> TensorFacts:
+    notes: list[str] = []
+    is_inference = bool(t.is_inference())
+    strided = t.layout == torch.strided
+    # `.grad` of a non-leaf warns unless retain_grad() was called: only read it when allowed.
+    grad = t.grad if (t.is_leaf or t.retains_grad) else None
+    try:
+        version = int(t._version)
+    except RuntimeError:  # inference tensors have no version counter
+        version = 0
+        notes.append("inference tensors have no version counter")
+    if strided:
+        stride = list(t.stride())
+        storage_offset = int(t.storage_offset())
+        storage_nbytes = int(t.untyped_storage().nbytes())
+        is_contiguous = bool(t.is_contiguous())
+    else:
+        stride, storage_offset, storage_nbytes, is_contiguous = [], 0, 0, False
+        notes.append(f"{t.layout} tensors have no strided storage")
+    element_size = int(t.element_size())
+    numel = int(t.numel())
+    mapped = loading.mapped_file_of(t) if strided and t.device.type == "cpu" else None
+    return TensorFacts(
+        kind="tensor",
+        shape=list(t.shape),
+        dtype=str(t.dtype),
+        device=str(t.device),
+        requires_grad=bool(t.requires_grad),
+        is_leaf=bool(t.is_leaf),
+        grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+        grad=_grad_facts(grad),
+        stride=stride,
+        storage_offset=storage_offset,
+        is_contiguous=is_contiguous,
+        numel=numel,
+        element_size=element_size,
+        nbytes=numel * element_size,
+        storage_nbytes=storage_nbytes,
+        version=version,
+        is_inference=is_inference,
+        internal_overlap=bool(strided and memory.internal_overlap(t)),
+        layout=str(t.layout).removeprefix("torch."),
+        is_view=bool(t._is_view()),
+        is_parameter=isinstance(t, torch.nn.Parameter),
+        retains_grad=bool(t.retains_grad),
+        mapped_file=mapped,
+        notes=notes,
+    )
+
+
+def _byte_order(dtype: np.dtype) -> str:
+    if dtype.byteorder in ("=", "|"):
+        return "native"
+    if dtype.byteorder == "<":
+        return "native" if np.little_endian else "little-endian"
+    return "big-endian" if np.little_endian else "native"
+
+
+def _describe_array(a: np.ndarray) -> TensorFacts:
+    itemsize = int(a.itemsize)
+    notes: list[str] = []
+    stride: list[int] = []
+    for s in a.strides:
+        if itemsize and s % itemsize == 0:
+            stride.append(s // itemsize)
+        else:
+            stride.append(math.floor(s / itemsize) if itemsize else 0)
+            notes.append("a stride is not a whole number of elements")
+    alloc = memory.allocation(a)
+    storage_offset = alloc.offset_bytes // itemsize if itemsize else 0
+    return TensorFacts(
+        kind="ndarray",
+        shape=[int(n) for n in a.shape],
+        dtype=str(a.dtype),
+        device="cpu",
+        requires_grad=False,
+        is_leaf=True,
+        grad_fn=None,
+        grad=None,
+        stride=stride,
+        storage_offset=int(storage_offset),
+        is_contiguous=bool(a.flags.c_contiguous),
+        numel=int(a.size),
+        element_size=itemsize,
+        nbytes=int(a.nbytes),
+        storage_nbytes=int(alloc.nbytes),
+        version=0,
+        is_inference=False,
+        internal_overlap=bool(memory.internal_overlap(a)),
+        layout="strided",
+        is_view=a.base is not None,
+        byte_order=_byte_order(a.dtype),
+        writeable=bool(a.flags.writeable),
+        mapped_file=loading.mapped_file_of(a),
+        notes=notes,
+    )

@@ -1,0 +1,74 @@
+"""The command line: `inspect` output, JSON, and one-line errors with non-zero exit status."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tensor_explorer.cli import main
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tensor_explorer", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a[1, 2] = np.nan
+    np.save(tmp_path / "a.npy", a)
+    np.savez(tmp_path / "d.npz", features=np.ones((2, 3), np.int64), labels=np.array([0.0, 1.0]))
+    (tmp_path / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00garbage")
+    return {"a": tmp_path / "a.npy", "d": tmp_path / "d.npz", "bad": tmp_path / "bad.npy"}
+
+
+def test_inspect_text(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(files["a"]), str(files["d"])]) == 0
+    out = capsys.readouterr().out
+    assert "shape (3, 4)" in out and "float32" in out
+    assert "NaN 1" in out and "first non-finite at (1, 2)" in out
+    assert "integer-features" in out and "float-labels" in out
+
+
+def test_inspect_json_is_complete(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["inspect", "--json", str(files["a"])]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (entry,) = doc["files"][0]["arrays"]
+    assert entry["name"] == "a"
+    assert entry["facts"]["shape"] == [3, 4] and entry["facts"]["stride"] == [4, 1]
+    assert entry["stats"]["nan"] == 1 and entry["stats"]["first_nonfinite"] == [1, 2]
+    assert entry["stats"]["max"] == 11.0
+    assert entry["tensor"]["shares_memory"] is True
+    assert next(d["code"] for d in entry["diagnoses"]) == "nonfinite"
+
+
+def test_bad_file_is_one_line_and_non_zero(files: dict[str, Path]) -> None:
+    r = _run("inspect", str(files["bad"]))
+    assert r.returncode != 0
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "bad.npy" in lines[0] and "Traceback" not in r.stderr
+
+
+def test_mixed_good_and_bad_reports_both(files: dict[str, Path], capsys) -> None:
+    assert main(["inspect", "--json", str(files["a"]), str(files["bad"])]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert "arrays" in doc["files"][0] and "error" in doc["files"][1]
+
+
+def test_usage_errors_do_not_trace(tmp_path: Path) -> None:
+    r = _run("inspect")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = _run("inspect", str(tmp_path / "missing.npy"))
+    assert r.returncode == 1 and "no such file" in r.stderr
