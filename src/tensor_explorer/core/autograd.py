@@ -1,0 +1,1146 @@
+"""Autograd made visible: trace the graph behind a tensor, run ``backward`` while recording the
+gradient along every edge, count accumulation, zero gradients, and check gradients numerically.
+
+Everything here is Qt-free and returns plain dataclasses; the graph pane draws them.
+
+- :func:`trace` walks ``grad_fn.next_functions`` iteratively (graphs of 100k nodes are fine) and
+  returns a :class:`Graph` of :class:`Node` s and ``(src, dst)`` edges.
+- :func:`backward` runs ``torch.autograd.backward`` with a post-hook on every operation node and
+  returns a :class:`BackwardRecord`: the gradient that flowed along each edge, every leaf's
+  ``.grad`` before and after the call, and ``.step`` (how many calls have accumulated into the
+  leaves since their ``.grad`` was last ``None``).
+- :func:`zero_grad` clears or zeroes leaf gradients, :class:`GradHistory` keeps ``.grad`` after
+  each call for the accumulation table and plot, :func:`numerical_check` compares autograd with
+  central finite differences in float64.
+
+Failures come out as :class:`BackwardError` (a ``ValueError``) whose message explains the problem
+in plain words and keeps torch's own message.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+import torch
+
+__all__ = [
+    "BackwardError",
+    "BackwardRecord",
+    "EdgeInfo",
+    "GradHistory",
+    "Graph",
+    "HistoryEntry",
+    "InputCheck",
+    "Node",
+    "NumericalCheck",
+    "SavedTensorInfo",
+    "ZeroGradRecord",
+    "backward",
+    "numerical_check",
+    "trace",
+    "zero_grad",
+]
+
+NodeKind = Literal["root", "op", "leaf", "group"]  # "group": collapsed chains only
+Names = Mapping[str, Any] | Any  # a mapping name -> value, or a Workspace (names() + [])
+
+_ACCUMULATE = "AccumulateGrad"
+_VERSION_RE = re.compile(r"is at version (\d+); expected version (\d+)")
+
+
+# ---------------------------------------------------------------------------------------------
+# errors
+
+
+class BackwardError(ValueError):
+    """A plain-words explanation of why a graph cannot be traced or backward cannot run.
+
+    ``str(error)`` is the explanation followed by torch's own message (when there is one).
+
+    Attributes:
+        code: a stable key for the pane and for translations: ``"no_graph"``,
+            ``"backward_twice"``, ``"stale_saved"``, ``"non_scalar"``, ``"bad_gradient"``,
+            ``"too_large"``, ``"other"``.
+        explanation: the plain-words part only.
+        torch_message: torch's message, or ``None`` when the check happened before torch ran.
+        node_ids: graph nodes the problem is about (e.g. nodes holding a stale saved tensor).
+    """
+
+    def __init__(
+        self,
+        code: str,
+        explanation: str,
+        torch_message: str | None = None,
+        node_ids: Sequence[int] = (),
+    ) -> None:
+        self.code = code
+        self.explanation = explanation
+        self.torch_message = torch_message
+        self.node_ids = tuple(node_ids)
+        text = (
+            explanation
+            if torch_message is None
+            else f"{explanation}\n\ntorch says: {torch_message}"
+        )
+        super().__init__(text)
+
+
+def _shape_text(shape: Sequence[int]) -> str:
+    return "(" + ", ".join(str(int(s)) for s in shape) + (",)" if len(shape) == 1 else ")")
+
+
+def no_graph_reason(tensor: torch.Tensor) -> str | None:
+    """Why ``tensor`` has no ``grad_fn`` (plain words), or ``None`` when it has one."""
+    if tensor.grad_fn is not None:
+        return None
+    if tensor.is_inference():
+        return (
+            "This tensor was made inside torch.inference_mode(), so autograd recorded nothing: "
+            "it has no grad_fn and no graph to trace or backpropagate through. Compute it "
+            "outside inference_mode (with inputs that require grad) to get a graph."
+        )
+    if tensor.requires_grad:
+        return (
+            "This tensor is a leaf (created directly, requires_grad=True): there is no graph "
+            "behind it. Its gradient accumulates in .grad when something computed from it "
+            "calls backward; trace or backpropagate from that result instead."
+        )
+    return (
+        "This tensor does not require grad and has no grad_fn: it was made under "
+        "torch.no_grad(), by .detach(), or only from tensors that do not require grad, so "
+        "gradient stops here. Build it from a tensor with requires_grad=True, outside no_grad."
+    )
+
+
+def _root_function(root: torch.Tensor) -> Any:
+    if not isinstance(root, torch.Tensor):
+        raise BackwardError(
+            "no_graph",
+            f"Expected a torch.Tensor with a grad_fn, got {type(root).__name__}.",
+        )
+    reason = no_graph_reason(root)
+    if reason is not None:
+        raise BackwardError("no_graph", reason)
+    return root.grad_fn
+
+
+# ---------------------------------------------------------------------------------------------
+# graph
+
+
+class SavedTensorInfo(NamedTuple):
+    """A tensor an autograd node saved for its backward pass.
+
+    ``stale`` is True when the tensor was modified in place after it was saved (its version
+    counter moved on: ``version`` is the current one, ``saved_version`` the one autograd
+    recorded); backward through this node will fail. ``freed`` is True when a backward call
+    without ``retain_graph`` already released it.
+    """
+
+    name: str
+    shape: tuple[int, ...] | None
+    dtype: str | None
+    device: str | None
+    stale: bool = False
+    freed: bool = False
+    version: int | None = None
+    saved_version: int | None = None
+
+    @property
+    def message(self) -> str | None:
+        """Plain words for a stale or freed saved tensor, else ``None``."""
+        if self.stale:
+            return (
+                f"'{self.name}' was changed in place after autograd saved it (it is at version "
+                f"{self.version}, autograd saved version {self.saved_version}); backward "
+                "through this node will fail."
+            )
+        if self.freed:
+            return (
+                f"'{self.name}' was freed by an earlier backward call (use retain_graph=True to "
+                "keep saved tensors)."
+            )
+        return None
+
+
+class Node(NamedTuple):
+    """One autograd node.
+
+    ``id`` is the node's index in :attr:`Graph.nodes` (breadth-first from the root, children in
+    ``next_functions`` order); ``label`` the autograd class name; ``kind`` ``"root"``, ``"op"``
+    or ``"leaf"`` (an ``AccumulateGrad`` node); ``tensor`` the name of the leaf, or of the named
+    intermediate whose ``grad_fn`` this is, else ``None``.
+
+    Extra fields: ``next_ids`` the node id at each position of ``next_functions`` (``None`` where
+    the entry is ``None``: an input that needs no gradient); ``shapes``/``dtypes``/``device`` the
+    metadata of the gradients this node receives (one per output of the forward op; for a leaf,
+    the leaf tensor's shape and dtype); ``saved`` the tensors it saved for backward;
+    ``tensors`` every name that maps to this node (a multi-output op can have several).
+    """
+
+    id: int
+    label: str
+    kind: NodeKind
+    tensor: str | None = None
+    next_ids: tuple[int | None, ...] = ()
+    shapes: tuple[tuple[int, ...], ...] = ()
+    dtypes: tuple[str, ...] = ()
+    device: str | None = None
+    saved: tuple[SavedTensorInfo, ...] = ()
+    tensors: tuple[str, ...] = ()
+
+    @property
+    def shape(self) -> tuple[int, ...] | None:
+        """Shape of the (first) gradient this node receives; for a leaf, the leaf's shape."""
+        return self.shapes[0] if self.shapes else None
+
+    @property
+    def dtype(self) -> str | None:
+        """Dtype of the (first) gradient this node receives; for a leaf, the leaf's dtype."""
+        return self.dtypes[0] if self.dtypes else None
+
+    @property
+    def stale(self) -> bool:
+        """True when one of the node's saved tensors was modified in place after saving."""
+        return any(s.stale for s in self.saved)
+
+
+class EdgeInfo(NamedTuple):
+    """What flows along an edge ``src -> dst``: ``slots`` the positions in ``src``'s
+    ``next_functions`` that point at ``dst`` (two for ``x * x``), ``shape``/``dtype`` of the
+    gradient that flows along it (known before backward, from ``dst``'s metadata)."""
+
+    src: int
+    dst: int
+    slots: tuple[int, ...]
+    shape: tuple[int, ...] | None
+    dtype: str | None
+
+
+@dataclass(eq=False)
+class Graph:
+    """The autograd graph behind a tensor.
+
+    ``nodes[i].id == i``; ``root`` is node 0. ``edges`` lists each ``(src, dst)`` pair once, in
+    the order met (``src`` an op, ``dst`` one of its ``next_functions``); ``edge_info`` has the
+    details of each. The graph keeps references to the autograd nodes (and so to their saved
+    tensors) while it lives.
+    """
+
+    nodes: list[Node]
+    edges: list[tuple[int, int]]
+    edge_info: dict[tuple[int, int], EdgeInfo]
+    root: int = 0
+    _functions: list[Any] = field(default_factory=list, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def node(self, node_id: int) -> Node:
+        """The node with this id."""
+        return self.nodes[node_id]
+
+    def leaves(self) -> list[Node]:
+        """The ``AccumulateGrad`` nodes, in id order."""
+        return [n for n in self.nodes if n.kind == "leaf"]
+
+    def function(self, node_id: int) -> Any:
+        """The ``torch.autograd.graph.Node`` object behind a node."""
+        return self._functions[node_id]
+
+    def leaf_tensor(self, node_id: int) -> torch.Tensor | None:
+        """The leaf tensor of an ``AccumulateGrad`` node, else ``None``."""
+        fn = self._functions[node_id]
+        return fn.variable if self.nodes[node_id].kind == "leaf" else None
+
+    def saved_value(self, node_id: int, name: str) -> torch.Tensor:
+        """The value of a saved tensor (for the details view).
+
+        Raises :class:`BackwardError` when it is stale or freed.
+        """
+        fn = self._functions[node_id]
+        base, _, index = name.partition("[")
+        attr = base if base == "saved_tensors" else f"_saved_{base}"
+        try:
+            value = getattr(fn, attr)
+        except RuntimeError as exc:
+            raise _explain(exc, self) from exc
+        if index:
+            value = value[int(index.rstrip("]"))]
+        if not isinstance(value, torch.Tensor):
+            raise KeyError(name)
+        return value
+
+    def stale_nodes(self) -> list[int]:
+        """Ids of nodes holding a saved tensor changed in place since it was saved."""
+        return [n.id for n in self.nodes if n.stale]
+
+
+_saved_attrs_cache: dict[type, tuple[tuple[str, str, str], ...]] = {}
+_text_cache: dict[Any, str] = {}  # str() of dtypes and devices (hashable, few distinct values)
+
+
+def _text(value: Any) -> str:
+    text = _text_cache.get(value)
+    if text is None:
+        text = _text_cache[value] = str(value)
+    return text
+
+
+def _saved_attrs(fn_type: type) -> tuple[tuple[str, str, str], ...]:
+    """(attribute, raw attribute, display name) of every saved tensor a node type has.
+
+    Saved tensors are the ``_saved_*`` attributes that have a ``_raw_saved_*`` twin (the
+    others are saved scalars and sizes); a custom ``autograd.Function`` has ``saved_tensors``.
+    """
+    cached = _saved_attrs_cache.get(fn_type)
+    if cached is None:
+        names = set(dir(fn_type))
+        if "saved_tensors" in names and "_raw_saved_tensors" in names:  # custom Function
+            cached = (("saved_tensors", "_raw_saved_tensors", "saved_tensors"),)
+        else:
+            cached = tuple(
+                (a, "_raw" + a, a[len("_saved_") :])
+                for a in sorted(names)
+                if a.startswith("_saved_") and "_raw" + a in names
+            )
+        _saved_attrs_cache[fn_type] = cached
+    return cached
+
+
+def _info(name: str, t: torch.Tensor) -> SavedTensorInfo:
+    return SavedTensorInfo(name, tuple(t.shape), _text(t.dtype), _text(t.device))
+
+
+def _saved_infos(fn: Any) -> tuple[SavedTensorInfo, ...]:
+    """What ``fn`` saved for backward: shape, dtype, device, and whether each saved tensor is
+    stale (changed in place since it was saved: torch refuses to unpack it, naming both
+    versions) or freed (by a backward call without ``retain_graph``)."""
+    attrs = _saved_attrs(type(fn))
+    if not attrs:
+        return ()
+    out: list[SavedTensorInfo] = []
+    for attr, raw_attr, name in attrs:
+        try:
+            value = getattr(fn, attr)
+        except RuntimeError as exc:
+            match = _VERSION_RE.search(str(exc))
+            raw = getattr(fn, raw_attr, None)
+            many = isinstance(raw, (list, tuple))
+            for i, r in enumerate(raw if many else [raw]):
+                data = getattr(r, "data", None) if r is not None else None
+                known = isinstance(data, torch.Tensor)
+                out.append(
+                    SavedTensorInfo(
+                        f"{name}[{i}]" if many else name,
+                        tuple(data.shape) if known else None,
+                        _text(data.dtype) if known else None,
+                        _text(data.device) if known else None,
+                        match is not None,
+                        match is None,
+                        int(match.group(1)) if match else None,
+                        int(match.group(2)) if match else None,
+                    )
+                )
+            continue
+        if isinstance(value, torch.Tensor):
+            out.append(_info(name, value))
+        elif isinstance(value, (tuple, list)):
+            for i, v in enumerate(value):
+                if isinstance(v, torch.Tensor):
+                    out.append(_info(f"{name}[{i}]", v))
+    return tuple(out)
+
+
+def _name_items(names: Names | None) -> list[tuple[str, Any]]:
+    if names is None:
+        return []
+    if isinstance(names, Mapping):
+        return list(names.items())
+    if hasattr(names, "names"):  # a Workspace
+        return [(n, names[n]) for n in names.names()]
+    raise TypeError("names must be a mapping of name -> tensor (or a Workspace)")
+
+
+def trace(root: torch.Tensor, names: Names | None = None, *, saved: bool = True) -> Graph:
+    """Trace the autograd graph behind ``root`` (its ``grad_fn`` and everything reachable).
+
+    Args:
+        root: a tensor with a ``grad_fn``.
+        names: workspace names -> values; leaves and intermediates found among them get their
+            name on their node (``Node.tensor``). Values that are not tensors are ignored.
+        saved: also list each node's saved tensors (and whether they are stale). Set False for
+            a faster trace when they are not shown.
+
+    Raises:
+        BackwardError: ``code == "no_graph"`` when ``root`` has no ``grad_fn`` (a leaf, or made
+            under ``no_grad`` / ``inference_mode`` / ``detach``), with the reason in plain words.
+    """
+    root_fn = _root_function(root)
+    with _no_gc():
+        return _trace(root_fn, names, saved)
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: walks of big graphs create many small objects, and
+    each collection they trigger scans every live object (tens of ms each on large graphs)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _trace(root_fn: Any, names: Names | None, saved: bool) -> Graph:
+    keep: list[Any] = []  # keep named grad_fns alive so their id() stays theirs during the walk
+    leaf_names: dict[int, list[str]] = {}
+    fn_names: dict[int, list[str]] = {}
+    for name, value in _name_items(names):
+        if not isinstance(value, torch.Tensor):
+            continue
+        fn = value.grad_fn
+        if fn is None:
+            if value.requires_grad:
+                leaf_names.setdefault(id(value), []).append(name)
+                keep.append(value)
+        else:
+            fn_names.setdefault(id(fn), []).append(name)
+            keep.append(fn)
+
+    functions: list[Any] = [root_fn]
+    index: dict[int, int] = {id(root_fn): 0}
+    next_ids_all: list[tuple[int | None, ...]] = []
+    input_nrs_all: list[tuple[int, ...]] = []
+    i = 0
+    while i < len(functions):  # breadth-first, iterative
+        ids: list[int | None] = []
+        nrs: list[int] = []
+        for child, input_nr in functions[i].next_functions:
+            if child is None:
+                ids.append(None)
+                nrs.append(-1)
+                continue
+            key = id(child)
+            j = index.get(key)
+            if j is None:
+                j = len(functions)
+                index[key] = j
+                functions.append(child)
+            ids.append(j)
+            nrs.append(input_nr)
+        next_ids_all.append(tuple(ids))
+        input_nrs_all.append(tuple(nrs))
+        i += 1
+
+    nodes: list[Node] = []
+    append = nodes.append
+    label_cache: dict[type, str] = {}
+    for nid, fn in enumerate(functions):
+        t = type(fn)
+        label = label_cache.get(t)
+        if label is None:
+            label = label_cache[t] = t.__name__
+        meta = getattr(fn, "_input_metadata", ())
+        if meta:
+            shapes = tuple([tuple(m.shape) for m in meta])
+            dtypes = tuple([_text(m.dtype) for m in meta])
+            device: str | None = _text(meta[0].device)
+        else:
+            shapes, dtypes, device = (), (), None
+        if label == _ACCUMULATE:
+            variable = fn.variable
+            tnames = leaf_names.get(id(variable), ())
+            if not shapes:
+                shapes, dtypes = (tuple(variable.shape),), (_text(variable.dtype),)
+                device = _text(variable.device)
+            kind: NodeKind = "leaf"
+            saved_infos: tuple[SavedTensorInfo, ...] = ()
+        else:
+            tnames = fn_names.get(id(fn), ())
+            kind = "root" if nid == 0 else "op"
+            saved_infos = _saved_infos(fn) if saved else ()
+        append(
+            Node(
+                nid,
+                label,
+                kind,
+                tnames[0] if tnames else None,
+                next_ids_all[nid],
+                shapes,
+                dtypes,
+                device,
+                saved_infos,
+                tuple(tnames),
+            )
+        )
+
+    edges: list[tuple[int, int]] = []
+    edge_info: dict[tuple[int, int], EdgeInfo] = {}
+    for src, ids in enumerate(next_ids_all):
+        nrs = input_nrs_all[src]
+        for slot, dst in enumerate(ids):
+            if dst is None:
+                continue
+            key = (src, dst)
+            info = edge_info.get(key)
+            if info is not None:  # the same input twice (x * x): one edge, two slots
+                edge_info[key] = EdgeInfo(src, dst, (*info.slots, slot), info.shape, info.dtype)
+                continue
+            d = nodes[dst]
+            nr = nrs[slot]
+            shape = d.shapes[nr] if 0 <= nr < len(d.shapes) else None
+            dtype = d.dtypes[nr] if 0 <= nr < len(d.dtypes) else None
+            edges.append(key)
+            edge_info[key] = EdgeInfo(src, dst, (slot,), shape, dtype)
+    del keep
+    return Graph(nodes=nodes, edges=edges, edge_info=edge_info, root=0, _functions=functions)
+
+
+# ---------------------------------------------------------------------------------------------
+# step counter (weak, per leaf tensor)
+
+
+class _StepCounter:
+    """How many backward calls accumulated into each leaf's ``.grad`` since it was last None.
+
+    Keyed by ``id(tensor)`` with a weak reference (tensors compare element-wise, so they cannot
+    be dict keys by value); an entry goes away with its tensor.
+    """
+
+    def __init__(self) -> None:
+        self._counts: dict[int, tuple[weakref.ref[torch.Tensor], int]] = {}
+
+    def get(self, t: torch.Tensor) -> int | None:
+        entry = self._counts.get(id(t))
+        if entry is None or entry[0]() is not t:
+            return None
+        return entry[1]
+
+    def set(self, t: torch.Tensor, value: int) -> None:
+        key = id(t)
+        counts = self._counts
+
+        def _gone(_: object, key: int = key) -> None:
+            entry = counts.get(key)
+            if entry is not None and entry[0]() is None:
+                del counts[key]
+
+        entry = counts.get(key)
+        if entry is not None and entry[0]() is t:
+            counts[key] = (entry[0], value)
+        else:
+            counts[key] = (weakref.ref(t, _gone), value)
+
+    def clear(self, t: torch.Tensor) -> None:
+        entry = self._counts.get(id(t))
+        if entry is not None and entry[0]() is t:
+            del self._counts[id(t)]
+
+
+_STEPS = _StepCounter()
+
+
+def step_count(tensor: torch.Tensor) -> int:
+    """Backward calls accumulated into ``tensor.grad`` since it was last None (0 when None).
+
+    Counts calls made through :func:`backward`; a leaf whose ``.grad`` was filled by other
+    code counts as one call.
+    """
+    if tensor.grad is None:
+        return 0
+    return _STEPS.get(tensor) or 1
+
+
+# ---------------------------------------------------------------------------------------------
+# backward
+
+
+class _EdgeGrads(Mapping[tuple[int, int], torch.Tensor]):
+    """``{(src, dst): gradient}``, built from the hooks' captures on first access.
+
+    Recording during backward only stores each node's ``grad_inputs`` tuple; splitting them into
+    edges (and summing the slots of an edge used twice) happens here, after backward.
+    """
+
+    def __init__(self, graph: Graph, captured: list[Any]) -> None:
+        self._graph = graph
+        self._captured = captured
+        self._built: dict[tuple[int, int], torch.Tensor] | None = None
+
+    def _build(self) -> dict[tuple[int, int], torch.Tensor]:
+        if self._built is None:
+            built: dict[tuple[int, int], torch.Tensor] = {}
+            captured = self._captured
+            for (src, dst), info in self._graph.edge_info.items():
+                grads = captured[src]
+                if grads is None:
+                    continue
+                total: torch.Tensor | None = None
+                for slot in info.slots:
+                    g = grads[slot] if slot < len(grads) else None
+                    if g is not None:
+                        total = g if total is None else total + g
+                if total is not None:
+                    built[(src, dst)] = total
+            self._built = built
+            self._captured = []
+        return self._built
+
+    def __getitem__(self, key: tuple[int, int]) -> torch.Tensor:
+        return self._build()[key]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self._build())
+
+    def __len__(self) -> int:
+        return len(self._build())
+
+
+@dataclass(eq=False)
+class BackwardRecord:
+    """What one :func:`backward` call did.
+
+    Attributes:
+        graph: the graph it ran on; its node ids are the ones in ``edge_grads``.
+        edge_grads: ``{(src, dst): gradient}`` that flowed along each edge (an edge used at two
+            slots, as in ``x * x``, gets the sum). An edge with no entry carried no gradient.
+        grads: ``{name: .grad}`` of the named leaves after the call (snapshots: later calls do
+            not change them); ``None`` when a leaf has no gradient.
+        grads_before: the same before the call.
+        leaf_grads: ``{node_id: .grad}`` of every leaf of the graph after the call, named or not.
+        steps: ``{name: step}`` per named leaf.
+        step: how many backward calls have accumulated into these leaves since their ``.grad``
+            was last None: the largest per-leaf count (all leaves of one graph share it unless
+            some were zeroed or filled separately; the largest is the one the pane shows as
+            "call N", and ``steps`` has each).
+        retained: ``{name: .grad}`` of the named intermediates given in ``retain``.
+        root_gradient: the gradient backward started from (``1`` for a scalar root).
+        retain_graph: whether saved tensors were kept for another call.
+    """
+
+    graph: Graph
+    edge_grads: Mapping[tuple[int, int], torch.Tensor]
+    grads: dict[str, torch.Tensor | None]
+    grads_before: dict[str, torch.Tensor | None]
+    leaf_grads: dict[int, torch.Tensor | None]
+    steps: dict[str, int]
+    step: int
+    retained: dict[str, torch.Tensor | None]
+    root_gradient: torch.Tensor
+    retain_graph: bool
+
+
+def _explain(exc: RuntimeError, graph: Graph | None) -> BackwardError:
+    msg = str(exc)
+    if "backward through the graph a second time" in msg or "already been freed" in msg:
+        return BackwardError(
+            "backward_twice",
+            "This graph was already used by a backward call, which freed the tensors autograd "
+            "had saved for it. Pass retain_graph=True to the earlier backward call to keep them "
+            "(needed to call backward on the same graph again), or recompute the forward pass "
+            "to build a fresh graph.",
+            msg,
+        )
+    match = _VERSION_RE.search(msg)
+    if match is not None or "modified by an inplace operation" in msg:
+        nodes: list[int] = []
+        where = ""
+        if graph is not None:
+            try:
+                fresh = trace_saved_state(graph)
+            except Exception:  # the explanation itself must not fail
+                fresh = []
+            nodes = [nid for nid, _ in fresh]
+            if fresh:
+                nid, info = fresh[0]
+                where = f" ({graph.nodes[nid].label} saved '{info.name}')"
+        versions = (
+            f" It is at version {match.group(1)}, but autograd saved version {match.group(2)}."
+            if match
+            else ""
+        )
+        return BackwardError(
+            "stale_saved",
+            "A tensor that autograd saved for the backward pass was changed in place after it "
+            f"was saved{where}.{versions} Backward needs the saved value, so it cannot go on. "
+            "Use an out-of-place operation (y = y + 1 instead of y += 1 or y.add_(1)), or "
+            "clone() the tensor before changing it.",
+            msg,
+            nodes,
+        )
+    if "implicitly created only for scalar outputs" in msg:
+        return BackwardError(
+            "non_scalar",
+            "backward() without a gradient works only for a scalar (one-element) result. Pass "
+            "gradient= a tensor of the root's shape (for example torch.ones_like(root)).",
+            msg,
+        )
+    if "Mismatch in shape" in msg or "Mismatch in dtype" in msg or "Mismatch in device" in msg:
+        return BackwardError(
+            "bad_gradient",
+            "The gradient passed to backward must have the same shape, dtype and device as the "
+            "tensor backward starts from.",
+            msg,
+        )
+    if "does not require grad and does not have a grad_fn" in msg:
+        return BackwardError(
+            "no_graph",
+            "This tensor has no grad_fn: it was made without tracking gradients, so there is "
+            "nothing to backpropagate through.",
+            msg,
+        )
+    return BackwardError("other", "backward failed.", msg)
+
+
+def trace_saved_state(graph: Graph) -> list[tuple[int, SavedTensorInfo]]:
+    """Re-read every node's saved tensors now and return the stale ones as (node id, info)."""
+    out: list[tuple[int, SavedTensorInfo]] = []
+    for node in graph.nodes:
+        if node.kind == "leaf":
+            continue
+        for info in _saved_infos(graph.function(node.id)):
+            if info.stale:
+                out.append((node.id, info))
+    return out
+
+
+def _snapshot(g: torch.Tensor | None) -> torch.Tensor | None:
+    return None if g is None else g.detach().clone()
+
+
+def _resolve(names: Names | None, retain: Iterable[str]) -> list[tuple[str, torch.Tensor]]:
+    lookup = dict(_name_items(names))
+    out: list[tuple[str, torch.Tensor]] = []
+    for name in retain:
+        value = lookup.get(name)
+        if not isinstance(value, torch.Tensor):
+            raise BackwardError("other", f"retain: '{name}' is not a tensor in names.")
+        if value.grad_fn is None:
+            raise BackwardError(
+                "other",
+                f"retain: '{name}' is a leaf or has no grad_fn; retain_grad() is for "
+                "intermediate results (leaves keep .grad anyway).",
+            )
+        out.append((name, value))
+    return out
+
+
+def backward(
+    root: torch.Tensor,
+    gradient: torch.Tensor | Sequence[Any] | float | None = None,
+    retain_graph: bool = False,
+    names: Names | None = None,
+    *,
+    retain: Iterable[str] = (),
+    graph: Graph | None = None,
+    snapshot: bool = True,
+) -> BackwardRecord:
+    """Run ``root.backward(gradient, retain_graph)`` and record what flowed where.
+
+    Args:
+        root: the tensor to backpropagate from.
+        gradient: needed when ``root`` has more than one element: a tensor (or nested list) of
+            the root's shape; it becomes the root's dtype and device.
+        retain_graph: keep saved tensors so backward can run on this graph again.
+        names: workspace names -> values; named leaves are reported in ``grads`` and
+            ``steps``.
+        retain: names of intermediates to call ``retain_grad()`` on; their ``.grad`` is
+            reported in ``retained``.
+        graph: a graph already traced from ``root`` (the pane's); traced here when omitted.
+            Its node ids are the keys of ``edge_grads``.
+        snapshot: copy leaf gradients after the call (so a later call does not change this
+            record); False keeps references to the live ``.grad`` tensors.
+
+    Raises:
+        BackwardError: in plain words, with torch's message kept: no ``grad_fn``, a non-scalar
+            root without ``gradient``, a gradient of the wrong shape, backward twice without
+            ``retain_graph``, a saved tensor changed in place.
+    """
+    root_fn = _root_function(root)
+    if gradient is None:
+        if root.numel() != 1:
+            raise BackwardError(
+                "non_scalar",
+                f"The root has shape {_shape_text(root.shape)}, not a single number, so "
+                "backward needs gradient=: a tensor of that same shape (for example "
+                "torch.ones_like(root)) that weights each element.",
+            )
+        grad_tensor = torch.ones_like(root, memory_format=torch.preserve_format)
+    else:
+        grad_tensor = torch.as_tensor(gradient, dtype=root.dtype, device=root.device)
+        if grad_tensor.shape != root.shape:
+            raise BackwardError(
+                "bad_gradient",
+                f"gradient has shape {_shape_text(grad_tensor.shape)} but the root has shape "
+                f"{_shape_text(root.shape)}; they must be the same.",
+            )
+    if graph is None or not graph._functions or graph._functions[0] is not root_fn:
+        graph = trace(root, names)
+    retained_pairs = _resolve(names, retain)
+    for _, t in retained_pairs:
+        t.retain_grad()
+
+    functions = graph._functions
+    nodes = graph.nodes
+    name_items = _name_items(names)
+    leaf_name_of: dict[int, str] = {}
+    for name, value in name_items:
+        if isinstance(value, torch.Tensor) and value.grad_fn is None and value.requires_grad:
+            leaf_name_of.setdefault(id(value), name)
+
+    leaves: list[tuple[int, torch.Tensor]] = []
+    before: dict[int, torch.Tensor | None] = {}
+    was_none: dict[int, bool] = {}
+    for node in nodes:
+        if node.kind == "leaf":
+            var = functions[node.id].variable
+            leaves.append((node.id, var))
+            g = var.grad
+            was_none[node.id] = g is None
+            if id(var) in leaf_name_of:
+                before[node.id] = _snapshot(g)
+
+    captured: list[Any] = [None] * len(nodes)
+    setter = captured.__setitem__
+    handles = []
+    try:
+        with _no_gc():
+            for node in nodes:
+                if node.kind != "leaf" and node.next_ids:
+                    nid = node.id
+                    handles.append(
+                        functions[nid].register_hook(lambda gi, go, nid=nid: setter(nid, gi))
+                    )
+            torch.autograd.backward(root, grad_tensor, retain_graph=retain_graph)
+    except RuntimeError as exc:
+        raise _explain(exc, graph) from exc
+    finally:
+        for h in handles:
+            h.remove()
+
+    leaf_grads: dict[int, torch.Tensor | None] = {}
+    grads: dict[str, torch.Tensor | None] = {}
+    grads_before: dict[str, torch.Tensor | None] = {}
+    steps: dict[str, int] = {}
+    step = 0
+    for nid, var in leaves:
+        g = var.grad
+        if g is None:
+            count = 0
+            _STEPS.clear(var)
+        elif was_none[nid]:
+            count = 1
+            _STEPS.set(var, 1)
+        else:
+            count = (_STEPS.get(var) or 1) + 1
+            _STEPS.set(var, count)
+        step = max(step, count)
+        leaf_grads[nid] = _snapshot(g) if snapshot else g
+        name = leaf_name_of.get(id(var))
+        if name is not None:
+            grads[name] = leaf_grads[nid]
+            grads_before[name] = before.get(nid)
+            steps[name] = count
+    retained = {name: (_snapshot(t.grad) if snapshot else t.grad) for name, t in retained_pairs}
+    return BackwardRecord(
+        graph=graph,
+        edge_grads=_EdgeGrads(graph, captured),
+        grads=grads,
+        grads_before=grads_before,
+        leaf_grads=leaf_grads,
+        steps=steps,
+        step=step,
+        retained=retained,
+        root_gradient=grad_tensor,
+        retain_graph=retain_graph,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# zero_grad and history
+
+
+@dataclass(frozen=True)
+class ZeroGradRecord:
+    """What :func:`zero_grad` did: ``grads`` ``{name: None | zeros}`` after it."""
+
+    grads: dict[str, torch.Tensor | None]
+    set_to_none: bool
+
+
+def zero_grad(
+    tensors: Iterable[torch.Tensor | str] | Mapping[str, torch.Tensor] | Graph,
+    set_to_none: bool = True,
+    names: Names | None = None,
+) -> ZeroGradRecord:
+    """Clear the gradients of leaves, like ``optimizer.zero_grad(set_to_none=...)``.
+
+    ``set_to_none=True`` makes ``.grad`` None (the next backward starts a new count: step 1);
+    ``False`` fills existing gradients with zeros in place (``.grad`` stays a tensor, so the
+    step count goes on, and a leaf that gets no gradient later reads zeros, not None).
+
+    Args:
+        tensors: leaf tensors, names (looked up in ``names``), a mapping name -> tensor, or a
+            :class:`Graph` (all its leaves).
+        set_to_none: None (True) or zeros (False).
+        names: name -> tensor, used to resolve names and to key the result.
+    """
+    lookup = dict(_name_items(names))
+    name_of = {id(v): n for n, v in lookup.items() if isinstance(v, torch.Tensor)}
+    pairs: list[tuple[str, torch.Tensor]] = []
+    if isinstance(tensors, Graph):
+        for node in tensors.leaves():
+            var = tensors.leaf_tensor(node.id)
+            assert var is not None
+            pairs.append((name_of.get(id(var)) or node.tensor or f"leaf {node.id}", var))
+    elif isinstance(tensors, Mapping):
+        pairs = list(tensors.items())
+    else:
+        for i, item in enumerate(tensors):
+            if isinstance(item, str):
+                value = lookup.get(item)
+                if not isinstance(value, torch.Tensor):
+                    raise ValueError(f"zero_grad: '{item}' is not a tensor in names.")
+                pairs.append((item, value))
+            else:
+                pairs.append((name_of.get(id(item), f"tensor {i}"), item))
+    out: dict[str, torch.Tensor | None] = {}
+    for name, t in pairs:
+        if not t.is_leaf and not t.retains_grad:
+            raise ValueError(
+                f"zero_grad: '{name}' is not a leaf (it has a grad_fn); only leaves (and "
+                "intermediates with retain_grad) keep a .grad to clear."
+            )
+        if set_to_none:
+            t.grad = None
+            _STEPS.clear(t)
+        elif t.grad is not None:
+            g = t.grad
+            if g.grad_fn is not None:
+                g.detach_()
+            else:
+                g.requires_grad_(False)
+            g.zero_()
+        out[name] = _snapshot(t.grad)
+    return ZeroGradRecord(out, set_to_none)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One row of the accumulation history: the event and ``.grad`` of each leaf after it."""
+
+    event: Literal["backward", "zero_grad"]
+    grads: dict[str, torch.Tensor | None]
+    step: int
+    set_to_none: bool | None = None
+
+
+class GradHistory:
+    """``.grad`` of each named leaf after every backward (and zero_grad) call, for the
+    accumulation table and plot.
+
+    ``add(record)`` takes a :class:`BackwardRecord` or a :class:`ZeroGradRecord`.
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[HistoryEntry] = []
+
+    def add(self, record: BackwardRecord | ZeroGradRecord) -> HistoryEntry:
+        """Append what a call left in the leaves' ``.grad``."""
+        if isinstance(record, BackwardRecord):
+            entry = HistoryEntry("backward", dict(record.grads), record.step)
+        else:
+            entry = HistoryEntry("zero_grad", dict(record.grads), 0, record.set_to_none)
+        self.entries.append(entry)
+        return entry
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self.entries.clear()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def names(self) -> list[str]:
+        """Leaf names seen, in first-seen order."""
+        seen: dict[str, None] = {}
+        for e in self.entries:
+            for n in e.grads:
+                seen.setdefault(n)
+        return list(seen)
+
+    def values(self, name: str) -> list[torch.Tensor | None]:
+        """``.grad`` of ``name`` after each entry (None where it was None or not involved)."""
+        return [e.grads.get(name) for e in self.entries]
+
+    def norms(self, name: str) -> list[float | None]:
+        """L2 norm of ``.grad`` of ``name`` after each entry (None: no gradient), to plot."""
+        return [
+            None if g is None else float(torch.linalg.vector_norm(g.double()))
+            for g in self.values(name)
+        ]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Table rows: ``{"call", "event", "step", name: norm | None, ...}`` per entry."""
+        names = self.names()
+        rows = []
+        for i, e in enumerate(self.entries, start=1):
+            row: dict[str, Any] = {"call": i, "event": e.event, "step": e.step}
+            for n in names:
+                g = e.grads.get(n)
+                row[n] = None if g is None else float(torch.linalg.vector_norm(g.double()))
+            rows.append(row)
+        return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# numerical gradient check
+
+MAX_CHECK_ELEMENTS = 4096  # total input elements (2 forward calls each)
+MAX_CHECK_OUTPUTS = 4096  # output elements (one backward call each)
+
+
+@dataclass(frozen=True)
+class InputCheck:
+    """Autograd vs finite differences for one input: largest absolute and relative difference,
+    and the input element where the absolute difference is largest."""
+
+    name: str
+    max_abs_diff: float
+    max_rel_diff: float
+    worst_index: tuple[int, ...] | None
+    analytic: torch.Tensor  # d out / d input, shape (out numel, *input shape)
+    numerical: torch.Tensor
+
+
+@dataclass(frozen=True)
+class NumericalCheck:
+    """Result of :func:`numerical_check`: one :class:`InputCheck` per floating input."""
+
+    inputs: dict[str, InputCheck]
+    eps: float
+    atol: float
+    rtol: float
+
+    @property
+    def max_abs_diff(self) -> float:
+        """The largest difference over all inputs (0.0 when there are none)."""
+        return max((c.max_abs_diff for c in self.inputs.values()), default=0.0)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every difference is within ``atol + rtol * |numerical|`` (gradcheck's rule)."""
+        for c in self.inputs.values():
+            if not torch.all(
+                (c.analytic - c.numerical).abs() <= self.atol + self.rtol * c.numerical.abs()
+            ):
+                return False
+        return True
+
+
+def numerical_check(
+    fn: Callable[..., torch.Tensor],
+    inputs: Mapping[str, torch.Tensor],
+    eps: float = 1e-6,
+    *,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+) -> NumericalCheck:
+    """Compare autograd's gradients of ``fn(**inputs)`` with central finite differences.
+
+    Works on float64 copies of the floating inputs (the originals are not touched); the other
+    inputs are passed as they are. The full Jacobian is compared: column ``j`` numerically as
+    ``(f(x + eps e_j) - f(x - eps e_j)) / 2 eps``, row ``i`` by autograd. Like
+    ``torch.autograd.gradcheck``, it is for small graphs: at most ``MAX_CHECK_ELEMENTS`` input
+    elements and ``MAX_CHECK_OUTPUTS`` output elements.
+
+    Raises:
+        BackwardError: ``code == "too_large"`` for inputs or output above those bounds;
+            ``"no_graph"`` when the output does not depend on any checked input.
+    """
+    copies: dict[str, Any] = {}
+    checked: list[str] = []
+    total = 0
+    for name, value in inputs.items():
+        if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()):
+            if value.is_complex():
+                raise BackwardError(
+                    "other", f"'{name}' is complex; the numerical check handles real inputs."
+                )
+            copies[name] = value.detach().to(torch.float64).clone().requires_grad_(True)
+            checked.append(name)
+            total += value.numel()
+        else:
+            copies[name] = value
+    if total > MAX_CHECK_ELEMENTS:
+        raise BackwardError(
+            "too_large",
+            f"The numerical check needs two forward passes per input element; these inputs "
+            f"have {total} elements (at most {MAX_CHECK_ELEMENTS}). Try it on a smaller example.",
+        )
+    if not checked:
+        raise BackwardError("no_graph", "No floating-point input to check.")
+
+    out = fn(**copies)
+    if not isinstance(out, torch.Tensor):
+        raise BackwardError("other", "The function must return a tensor.")
+    if out.numel() > MAX_CHECK_OUTPUTS:
+        raise BackwardError(
+            "too_large",
+            f"The output has {out.numel()} elements (at most {MAX_CHECK_OUTPUTS} for the "
+            "numerical check). Reduce it (e.g. .sum()) or use a smaller example.",
+        )
+    if out.grad_fn is None:
+        raise BackwardError(
+            "no_graph", "The output does not depend on any input that requires grad."
+        )
+    flat_out = out.reshape(-1)
+    n_out = flat_out.numel()
+    leaves = [copies[n] for n in checked]
+    analytic = {
+        n: torch.zeros((n_out, copies[n].numel()), dtype=torch.float64, device=copies[n].device)
+        for n in checked
+    }
+    for i in range(n_out):
+        gs = torch.autograd.grad(flat_out[i], leaves, retain_graph=True, allow_unused=True)
+        for n, g in zip(checked, gs, strict=True):
+            if g is not None:
+                analytic[n][i] = g.reshape(-1)
+
+    numerical = {n: torch.zeros_like(analytic[n]) for n in checked}
+    with torch.no_grad():
+        for n in checked:
+            flat = copies[n].view(-1)
+            for j in range(flat.numel()):
+                orig = flat[j].item()
+                flat[j] = orig + eps
+                plus = fn(**copies).reshape(-1).to(torch.float64)
+                flat[j] = orig - eps
+                minus = fn(**copies).reshape(-1).to(torch.float64)
+                flat[j] = orig
+                numerical[n][:, j] = (plus - minus) / (2 * eps)
+
+    results: dict[str, InputCheck] = {}
+    for n in checked:
+        a, b = analytic[n], numerical[n]
+        diff = (a - b).abs()
+        shape = (n_out, *copies[n].shape)
+        if diff.numel():
+            k = int(torch.argmax(diff))
+            col = k % diff.shape[1]
+            worst = tuple(int(v) for v in torch.unravel_index(torch.tensor(col), copies[n].shape))
+            max_abs = float(diff.max())
+            max_rel = float((diff / b.abs().clamp_min(atol)).max())
+        else:
+            worst, max_abs, max_rel = None, 0.0, 0.0
+        results[n] = InputCheck(n, max_abs, max_rel, worst, a.reshape(shape), b.reshape(shape))
+    return NumericalCheck(results, eps, atol, rtol)
