@@ -68,6 +68,8 @@ RelationKind = Literal["alias", "contains", "inside", "overlap", "same-storage"]
 # Work limits. They change speed only, never answers.
 _VECTOR_RUNS = 1 << 21  # runs enumerated at once by a numpy sweep
 _RECURSION_CALLS = 20_000  # calls of the lattice recursion before it gives up for a sweep
+_FIRST_TRY_CALLS = 300  # calls tried before a cheap sweep (few runs) is preferred
+_CALLS_PER_RUN = 1 / 20  # one recursive call costs about as much as sweeping 20 runs
 _BITMAP_UNITS = 1 << 31  # largest bitmap (in units of the common gcd) we are willing to build
 
 
@@ -180,9 +182,16 @@ def _array_layout(a: np.ndarray) -> _Layout:
     ptr = int(a.__array_interface__["data"][0])
     owner: object = a
     last_array = a
-    while isinstance(owner, np.ndarray) and owner.base is not None:
-        last_array = owner
-        owner = owner.base
+    while True:
+        if isinstance(owner, np.ndarray) and owner.base is not None:
+            last_array = owner
+            owner = owner.base
+        elif not isinstance(owner, np.ndarray | torch.Tensor) and isinstance(
+            getattr(owner, "base", None), np.ndarray | torch.Tensor
+        ):
+            owner = owner.base  # type: ignore[attr-defined]  # e.g. as_strided's DummyArray
+        else:
+            break
     start: int | None = None
     nbytes = 0
     device = "cpu"
@@ -582,14 +591,24 @@ class _Counter:
     def __init__(self, a: StridedBytes, b: StridedBytes) -> None:
         self.sets = (a, b)
         self.calls = 0
+        self.budget = _FIRST_TRY_CALLS
         self.memo: dict[tuple[int, int, int, int], int] = {}
 
     def count(self) -> int:
+        """Try the recursion briefly; if it is not done and one set has few runs, sweep those;
+        otherwise give the recursion as many calls as a sweep would cost, then sweep."""
         a, b = self.sets
-        try:
-            return self._count(0, len(a.levels), a.offset, len(b.levels), b.offset)
-        except _TooMuchWork:
-            return _shared_by_sweep(a, b)
+        runs = min(a.n_runs, b.n_runs)
+        for budget in (_FIRST_TRY_CALLS, max(_RECURSION_CALLS, int(runs * _CALLS_PER_RUN))):
+            if budget > _FIRST_TRY_CALLS and runs <= _VECTOR_RUNS // 4:
+                break
+            self.budget = budget
+            self.calls = 0
+            try:
+                return self._count(0, len(a.levels), a.offset, len(b.levels), b.offset)
+            except _TooMuchWork:
+                continue
+        return _shared_by_sweep(a, b)
 
     def _count(self, x: int, dx: int, ox: int, dy: int, oy: int) -> int:
         """Shared bytes of set ``x`` at depth ``dx`` placed at ``ox`` and the other set at
@@ -601,7 +620,7 @@ class _Counter:
         if key in self.memo:
             return self.memo[key]
         self.calls += 1
-        if self.calls > _RECURSION_CALLS:
+        if self.calls > self.budget:
             raise _TooMuchWork
         result = self._count_uncached(x, dx, ox, dy, oy)
         self.memo[key] = result
