@@ -1,0 +1,910 @@
+"""The restricted runner: compile a program, run it statement by statement, explain failures.
+
+A *program* is Python source (a code-bar line, a lesson step, a ``.py`` file). It is parsed,
+checked against the sandbox policy (:mod:`tensor_explorer.core.sandbox`) and rewritten as a
+whole before anything runs. Its top-level statements then run one at a time, like a REPL, in a
+namespace dict that :class:`~tensor_explorer.core.workspace.Workspace` owns:
+
+- a statement that fails binds nothing: the namespace is restored to what it was before it, and
+  small tensors and arrays it changed in place are written back (best effort, see
+  :class:`Runner`);
+- what each successful statement bound, changed in place (subscript writes, in-place methods,
+  a ``_version`` that went up, ``.grad`` filled by ``backward``) or deleted is reported, with
+  values that share memory with a changed one counted as changed too;
+- ``print`` output is captured and warnings are turned into notes with plain words;
+- failures become :class:`ProgramError`, with the 1-based line, torch's own message, the usual
+  cause in plain words (:mod:`tensor_explorer.core.explain`) and the operands of the failing
+  line with their shape, dtype and device.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import itertools
+import re
+import threading
+import time
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from . import sandbox
+from .explain import explain, explain_warning
+
+__all__ = ["Binding", "Controller", "Outcome", "Program", "ProgramError", "Runner", "Statement"]
+
+_PROGRAM_PREFIX = "<program"
+_serial = itertools.count(1)
+_MAX_OUTPUT = 1 << 20  # characters of print output kept per run
+_SNAPSHOT_ONE = 16 << 20  # bytes: larger tensors/arrays are not saved for rollback
+_SNAPSHOT_ALL = 64 << 20
+
+#: methods that change their object in place although they do not end in "_"
+_INPLACE_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
+     "setdefault", "sort", "reverse", "fill", "put", "resize", "itemset", "partition",
+     "setflags", "byteswap", "backward", "zero_grad", "step", "train", "eval", "retain_grad",
+     "popitem"}
+)  # fmt: skip
+_INPLACE_FUNCTIONS = re.compile(
+    r"^(np|numpy)\.(copyto|put|place|putmask|fill_diagonal|random\.shuffle)$|"
+    r"^(nn|torch\.nn)\.init\.\w+_$"
+)
+
+
+class ProgramError(Exception):
+    """A program failed, was refused or was stopped; it says why in plain words.
+
+    Attributes: ``line`` (1-based line of the source passed to ``run``, None when the failure is
+    not on a line, e.g. an unknown device), ``source_line`` (that line's text), ``kind`` (a
+    stable code: ``"syntax"``, ``"refused"``, ``"stopped"``, ``"device"``, ``"busy"``, one of
+    :mod:`~tensor_explorer.core.explain`'s kinds, or ``"error"``), ``error_type`` (e.g.
+    ``"RuntimeError"``), ``torch_message`` (the original message), ``explanation`` (the usual
+    cause in plain words, or None), ``operands`` (``[(name, "shape dtype device")]`` of the
+    names on the failing line), ``notes`` (warnings raised on the way), and ``message`` (the
+    whole multi-line text, also ``str(err)``).
+    """
+
+    def __init__(
+        self,
+        headline: str,
+        *,
+        line: int | None = None,
+        source_line: str | None = None,
+        kind: str = "error",
+        error_type: str | None = None,
+        torch_message: str | None = None,
+        explanation: str | None = None,
+        operands: list[tuple[str, str]] | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        self.headline = headline
+        self.line = line
+        self.source_line = source_line
+        self.kind = kind
+        self.error_type = error_type
+        self.torch_message = torch_message
+        self.explanation = explanation
+        self.operands = list(operands or [])
+        self.notes = tuple(notes)
+        self.message = self._compose()
+        super().__init__(self.message)
+
+    @property
+    def cancelled(self) -> bool:
+        """True when the program was stopped (cancel, time or step limit)."""
+        return self.kind == "stopped"
+
+    def _compose(self) -> str:
+        parts = []
+        if self.line is not None:
+            where = f"Line {self.line}"
+            parts.append(f"{where}: {self.source_line}" if self.source_line else where)
+        parts.append(self.headline)
+        if self.explanation:
+            parts.append(f"What usually causes this: {self.explanation}")
+        if self.operands:
+            parts.append("Values on this line:")
+            parts.extend(f"  {name}: {desc}" for name, desc in self.operands)
+        parts.extend(f"Note: {note}" for note in self.notes)
+        return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# static analysis of a statement
+
+
+@dataclass(frozen=True)
+class Binding:
+    """How a statement bound a name: the expression text, the callee, the active contexts."""
+
+    call: str | None  # "torch.from_numpy(array)", "x @ w + b"; None for def/import/loops
+    function: str | None  # "torch.from_numpy", "y.detach" when the value is a call
+    contexts: tuple[str, ...]  # with-statement context texts around it, outermost first
+    grad_mode: str | None  # "no_grad" | "inference_mode" | "enable_grad" | "set_grad_enabled"
+    kind: str = "assign"  # "assign" | "def" | "import" | "for" | "with"
+
+
+_GRAD_CONTEXT = re.compile(r"\b(no_grad|inference_mode|enable_grad|set_grad_enabled)\s*\(")
+
+
+class _Analysis(ast.NodeVisitor):
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.bound: list[str] = []
+        self.mutated: list[str] = []
+        self.deleted: list[str] = []
+        self.loaded: set[str] = set()
+        self.bindings: dict[str, Binding] = {}
+        self.functions: dict[str, frozenset[str]] = {}
+        self.contexts: list[str] = []
+        self.depth = 0
+        self.may_mutate = False
+
+    def text(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.source, node) or ast.unparse(node)
+
+    def _grad_mode(self) -> str | None:
+        mode = None
+        for ctx in self.contexts:
+            m = _GRAD_CONTEXT.search(ctx)
+            if m:
+                mode = m.group(1)
+        return mode
+
+    def bind(self, name: str, value: ast.AST | None, kind: str = "assign") -> None:
+        if self.depth:
+            return
+        if name not in self.bound:
+            self.bound.append(name)
+        call = function = None
+        if value is not None and kind in ("assign", "with"):
+            call = self.text(value)
+            if isinstance(value, ast.Call):
+                function = self.text(value.func)
+        self.bindings[name] = Binding(call, function, tuple(self.contexts), self._grad_mode(), kind)
+
+    def mutate(self, name: str) -> None:
+        if not self.depth and name not in self.mutated:
+            self.mutated.append(name)
+
+    def targets(self, target: ast.AST, value: ast.AST | None, kind: str = "assign") -> None:
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value, kind)
+        elif isinstance(target, ast.Tuple | ast.List):
+            for elt in target.elts:
+                self.targets(elt, value, kind)
+        elif isinstance(target, ast.Starred):
+            self.targets(target.value, value, kind)
+        elif isinstance(target, ast.Subscript | ast.Attribute):
+            self.may_mutate = True
+            base = _base_name(target)
+            if base:
+                self.mutate(base)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            self.targets(target, node.value)
+        target = node.targets[0]
+        if (
+            isinstance(node.value, ast.Lambda)
+            and len(node.targets) == 1
+            and isinstance(target, ast.Name)
+        ):
+            self.functions[target.id] = _names_in(node.value)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.targets(node.target, node.value)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.may_mutate = True
+        self.targets(node.target, node)
+        base = _base_name(node.target)
+        if base:
+            self.mutate(base)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.targets(node.target, node.value)
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For) -> None:
+        self.targets(node.target, None, "for")
+        self.generic_visit(node)
+
+    def visit_With(self, node: ast.With) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.targets(item.optional_vars, item.context_expr, "with")
+        self.contexts.extend(self.text(item.context_expr) for item in node.items)
+        for stmt in node.body:
+            self.visit(stmt)
+        del self.contexts[len(self.contexts) - len(node.items) :]
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.bind(node.name, None, "def")
+        if not self.depth:
+            self.functions[node.name] = _names_in(node)
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.bind(alias.asname or alias.name.split(".")[0], None, "import")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            self.bind(alias.asname or alias.name, None, "import")
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        self.may_mutate = True
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if not self.depth:
+                    self.deleted.append(target.id)
+            else:
+                base = _base_name(target)
+                if base:
+                    self.mutate(base)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.may_mutate = True
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            base = _base_name(func.value)
+            if base and (func.attr.endswith("_") or func.attr in _INPLACE_METHODS):
+                self.mutate(base)
+            if node.args and _INPLACE_FUNCTIONS.match(self.text(func)):
+                first = _base_name(node.args[0])
+                if first:
+                    self.mutate(first)
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.loaded.add(node.id)
+
+
+def _base_name(node: ast.AST) -> str | None:
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Starred):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _names_in(node: ast.AST) -> frozenset[str]:
+    return frozenset(
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
+
+
+def _header_nodes(stmt: ast.stmt) -> list[ast.AST]:
+    """The parts of a compound statement that are on its first line(s), not in its body."""
+    if isinstance(stmt, ast.For):
+        return [stmt.target, stmt.iter]
+    if isinstance(stmt, ast.If | ast.While):
+        return [stmt.test]
+    if isinstance(stmt, ast.With):
+        return list(stmt.items)
+    if isinstance(stmt, ast.FunctionDef):
+        return [*stmt.decorator_list, stmt.args]
+    if isinstance(stmt, ast.Try):
+        return []
+    return [stmt]
+
+
+def _ordered_names(nodes: list[ast.AST]) -> list[str]:
+    found: dict[str, tuple[int, int]] = {}
+    for root in nodes:
+        for n in ast.walk(root):
+            if isinstance(n, ast.Name) and n.id not in found:
+                found[n.id] = (n.lineno, n.col_offset)
+    return sorted(found, key=found.__getitem__)
+
+
+@dataclass
+class Statement:
+    """One top-level statement of a program, checked, rewritten and compiled."""
+
+    line: int
+    end_line: int
+    source: str
+    code: Any  # code object
+    is_expression: bool
+    bound: list[str]
+    mutated: list[str]
+    deleted: list[str]
+    loaded: set[str]
+    bindings: dict[str, Binding]
+    functions: dict[str, frozenset[str]]
+    may_mutate: bool
+
+
+@dataclass
+class Program:
+    """A checked and compiled program: its statements and what is on each line."""
+
+    source: str
+    filename: str
+    statements: list[Statement]
+    lines: list[str]
+    # (first line, last line, is compound, names in order) of every statement, nested ones too
+    spans: list[tuple[int, int, bool, list[str]]] = field(default_factory=list)
+
+    def line_text(self, line: int | None) -> str | None:
+        if line is None or not 1 <= line <= len(self.lines):
+            return None
+        return self.lines[line - 1].strip()
+
+    def names_on(self, line: int) -> list[str]:
+        best: tuple[int, int, bool, list[str]] | None = None
+        for span in self.spans:
+            if not span[0] <= line <= span[1]:
+                continue
+            if best is None or span[1] - span[0] <= best[1] - best[0]:
+                best = span
+        return best[3] if best else []
+
+
+def compile_program(source: str) -> Program:
+    """Parse, check and compile ``source``; raise :class:`ProgramError` if it is refused."""
+    filename = f"{_PROGRAM_PREFIX} {next(_serial)}>"
+    lines = source.splitlines()
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        line = exc.lineno
+        raise ProgramError(
+            f"SyntaxError: {exc.msg}. This is not valid Python; look at this line and the one "
+            "before it (a missing bracket, quote or colon is the usual cause).",
+            line=line,
+            source_line=lines[line - 1].strip() if line and line <= len(lines) else None,
+            kind="syntax",
+            error_type="SyntaxError",
+            torch_message=exc.msg,
+        ) from None
+    try:
+        sandbox.check(tree)
+    except sandbox.Refused as exc:
+        raise _refused(exc.message, exc.line, lines) from None
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            compound = _header_nodes(node) != [node]
+            end = node.end_lineno or node.lineno
+            if compound:
+                end = max(
+                    [node.lineno]
+                    + [getattr(h, "end_lineno", None) or node.lineno for h in _header_nodes(node)]
+                )
+            spans.append((node.lineno, end, compound, _ordered_names(_header_nodes(node))))
+    statements = []
+    for stmt in tree.body:
+        info = _Analysis(source)
+        info.visit(stmt)
+        text = ast.get_source_segment(source, stmt) or ast.unparse(stmt)
+        is_expr = isinstance(stmt, ast.Expr)
+        try:
+            rewritten = sandbox.rewrite(ast.Module(body=[stmt], type_ignores=[]))
+        except sandbox.Refused as exc:
+            raise _refused(exc.message, exc.line, lines) from None
+        if is_expr:
+            expr = ast.Expression(body=rewritten.body[0].value)  # type: ignore[attr-defined]
+            code = compile(expr, filename, "eval")
+        else:
+            code = compile(rewritten, filename, "exec")
+        statements.append(
+            Statement(
+                line=stmt.lineno,
+                end_line=stmt.end_lineno or stmt.lineno,
+                source=text,
+                code=code,
+                is_expression=is_expr,
+                bound=info.bound,
+                mutated=info.mutated,
+                deleted=info.deleted,
+                loaded=info.loaded,
+                bindings=info.bindings,
+                functions=info.functions,
+                may_mutate=info.may_mutate,
+            )
+        )
+    return Program(source, filename, statements, lines, spans)
+
+
+def _refused(message: str, line: int | None, lines: list[str]) -> ProgramError:
+    text = lines[line - 1].strip() if line and 1 <= line <= len(lines) else None
+    return ProgramError(
+        f"Refused: {message}.",
+        line=line,
+        source_line=text,
+        kind="refused",
+        error_type="Refused",
+        torch_message=message,
+        explanation=(
+            "Lessons and programs can come from other people, so the restricted runner does "
+            "not let them import modules, reach Python internals (names starting with '_') or "
+            "use torch/NumPy functions that read or write files, start processes or load code."
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+class Controller:
+    """Stop flag, limits and captured output of the program that is running.
+
+    ``tick()`` is injected into every loop body, function body, lambda and comprehension step;
+    it raises :class:`~tensor_explorer.core.sandbox.Stopped` once :meth:`cancel` was called
+    (from any thread) or a limit passed.
+    """
+
+    def __init__(self) -> None:
+        self.active = False
+        self._cancelled = False
+        self.deadline: float | None = None
+        self.time_limit: float | None = None
+        self.max_steps: int | None = None
+        self.steps = 0
+        self.out = io.StringIO()
+        self._size = 0
+
+    def start(self, time_limit: float | None, max_steps: int | None) -> None:
+        self._cancelled = False
+        self.steps = 0
+        self.time_limit = time_limit
+        self.deadline = time.monotonic() + time_limit if time_limit else None
+        self.max_steps = max_steps
+        self.out = io.StringIO()
+        self._size = 0
+        self.active = True
+
+    def stop(self) -> None:
+        self.active = False
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        if self.active:
+            self._cancelled = True
+
+    def tick(self) -> bool:
+        if not self.active:
+            return True
+        if self._cancelled:
+            raise sandbox.Stopped("it was cancelled")
+        self.steps += 1
+        if self.steps & 63 == 0:
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise sandbox.Stopped(f"it ran longer than the time limit ({self.time_limit} s)")
+            if self.max_steps is not None and self.steps > self.max_steps:
+                raise sandbox.Stopped(f"it ran more than {self.max_steps} steps")
+        return True
+
+    def print(
+        self, *args: Any, sep: str | None = " ", end: str | None = "\n", flush: bool = False
+    ) -> None:
+        """``print`` as programs see it: written to the captured output."""
+        buf = io.StringIO()
+        print(*args, sep=sep, end=end, file=buf)
+        text = buf.getvalue()
+        if self._size + len(text) > _MAX_OUTPUT:
+            text = text[: max(0, _MAX_OUTPUT - self._size)] + "\n[output truncated]\n"
+        self._size += len(text)
+        self.out.write(text)
+        self.tick()
+
+
+@dataclass
+class Outcome:
+    """What one successful statement did."""
+
+    bound: list[str]
+    changed: list[str]
+    deleted: list[str]
+    output: str
+    notes: list[str]
+    result: str | None  # repr of an expression statement's value (None for None)
+    value: Any = None
+    added: list[str] = field(default_factory=list)  # the bound names that are new
+
+
+def is_hidden(name: str, value: Any) -> bool:
+    """Names a workspace does not list: internals and the module proxies (torch, np, ...)."""
+    return name.startswith("_") or isinstance(value, sandbox.ModuleProxy)
+
+
+def _tensor_signature(t: torch.Tensor) -> tuple[Any, ...]:
+    try:
+        version: int | None = t._version
+    except RuntimeError:  # inference tensors have no version counter
+        version = None
+    grad = None
+    if t.is_leaf or t.retains_grad:
+        grad = t.grad
+    return (
+        version,
+        t.requires_grad,
+        tuple(t.shape),
+        None if grad is None else (id(grad), grad._version),
+    )
+
+
+def signature(value: Any) -> Any:
+    """A cheap fingerprint that changes when ``value`` is changed in place (None: untracked)."""
+    if isinstance(value, torch.Tensor):
+        return _tensor_signature(value)
+    if isinstance(value, np.ndarray):
+        return (value.shape, value.strides, value.flags.writeable)
+    if isinstance(value, torch.nn.Module):
+        return (
+            value.training,
+            tuple(_tensor_signature(p) for p in value.parameters()),
+            tuple(_tensor_signature(b) for b in value.buffers()),
+        )
+    if isinstance(value, list | dict | set):
+        items = list(value.items()) if isinstance(value, dict) else list(value)
+        return (
+            len(items),
+            tuple(
+                map(
+                    id,
+                    itertools.chain.from_iterable(
+                        pair if isinstance(pair, tuple) and isinstance(value, dict) else (pair,)
+                        for pair in items[:64]
+                    ),
+                )
+            ),
+        )
+    return None
+
+
+def extent(value: Any) -> tuple[str, int, int] | None:
+    """(device, first byte, end byte) of the memory a tensor's or array's elements occupy."""
+    try:
+        if isinstance(value, torch.Tensor):
+            if value.layout != torch.strided or value.device.type == "meta" or not value.numel():
+                return None
+            size = value.element_size()
+            start = value.data_ptr()
+            hi = sum((n - 1) * s for n, s in zip(value.shape, value.stride(), strict=True))
+            return (str(value.device), start, start + (hi + 1) * size)
+        if isinstance(value, np.ndarray):
+            if not value.size:
+                return None
+            start = value.__array_interface__["data"][0]
+            lo = sum((n - 1) * s for n, s in zip(value.shape, value.strides, strict=True) if s < 0)
+            hi = sum((n - 1) * s for n, s in zip(value.shape, value.strides, strict=True) if s > 0)
+            return ("cpu", start + lo, start + hi + value.itemsize)
+    except (RuntimeError, TypeError, ValueError):
+        return None
+    return None
+
+
+def _shares_memory(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
+    return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
+
+
+def describe_operand(value: Any) -> str | None:
+    """``"(2, 3) float32 cpu"`` and the like, for the operand list of an error."""
+    if isinstance(value, torch.Tensor):
+        dtype = str(value.dtype).removeprefix("torch.")
+        text = f"tensor {tuple(value.shape)} {dtype} {value.device}"
+        if value.requires_grad:
+            text += " requires_grad"
+        return text
+    if isinstance(value, np.ndarray):
+        return f"ndarray {value.shape} {value.dtype} cpu"
+    if isinstance(value, torch.nn.Module):
+        params = list(value.parameters())
+        kinds = sorted({f"{str(p.dtype).removeprefix('torch.')} {p.device}" for p in params})
+        where = ", ".join(kinds) if kinds else "no parameters"
+        return f"{type(value).__name__} module, parameters {where}"
+    if isinstance(value, bool | int | float | complex | str):
+        text = repr(value)
+        return f"{type(value).__name__} {text if len(text) < 40 else text[:37] + '...'}"
+    if isinstance(value, list | tuple | dict):
+        return f"{type(value).__name__} of {len(value)}"
+    if isinstance(value, torch.device | torch.dtype):
+        return f"{type(value).__name__.removeprefix('torch.')} {value}"
+    return None
+
+
+class Runner:
+    """Runs compiled statements in one namespace (the one a workspace owns).
+
+    Rollback of a failing statement: the namespace is restored exactly; tensors and arrays named
+    in the statement (or used by functions it calls), up to 16 MiB each and 64 MiB in all, are
+    saved before a statement that can change things and written back when it fails (a written
+    back tensor's version counter still goes up). Larger values are not restored; the error
+    says so.
+    """
+
+    def __init__(self, namespace: dict[str, Any], controller: Controller) -> None:
+        self.ns = namespace
+        self.ctrl = controller
+        self.functions: dict[str, frozenset[str]] = {}
+        self._sigs: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def user_items(self) -> Iterator[tuple[str, Any]]:
+        for name, value in self.ns.items():
+            if not is_hidden(name, value):
+                yield name, value
+
+    def signatures(self) -> dict[str, Any]:
+        return {name: signature(value) for name, value in self.user_items()}
+
+    def invalidate(self) -> None:
+        """Forget cached fingerprints (values may have changed outside the runner)."""
+        self._sigs = None
+
+    def _reach(self, names: set[str]) -> set[str]:
+        seen = set(names)
+        todo = list(names)
+        while todo:
+            for used in self.functions.get(todo.pop(), ()):
+                if used not in seen:
+                    seen.add(used)
+                    todo.append(used)
+        return seen
+
+    def _snapshot(self, stmt: Statement) -> tuple[list[tuple[Any, Any, Any]], list[str]]:
+        saved: list[tuple[Any, Any, Any]] = []
+        skipped: list[str] = []
+        if not stmt.may_mutate:
+            return saved, skipped
+        total = 0
+        for name in sorted(self._reach(stmt.loaded | set(stmt.mutated))):
+            value = self.ns.get(name)
+            try:
+                if isinstance(value, torch.Tensor) and value.layout == torch.strided:
+                    if value.device.type == "meta":
+                        continue
+                    nbytes = value.numel() * value.element_size()
+                    if nbytes > _SNAPSHOT_ONE or total + nbytes > _SNAPSHOT_ALL:
+                        skipped.append(name)
+                        continue
+                    try:
+                        version = value._version
+                    except RuntimeError:
+                        version = None
+                    saved.append((value, version, value.detach().clone()))
+                    total += nbytes
+                elif isinstance(value, np.ndarray) and value.dtype != object:
+                    if value.nbytes > _SNAPSHOT_ONE or total + value.nbytes > _SNAPSHOT_ALL:
+                        skipped.append(name)
+                        continue
+                    saved.append((value, None, value.copy()))
+                    total += value.nbytes
+            except RuntimeError:
+                continue
+        return saved, skipped
+
+    @staticmethod
+    def _restore(saved: list[tuple[Any, Any, Any]]) -> None:
+        for value, version, copy in saved:
+            try:
+                if isinstance(value, torch.Tensor):
+                    try:
+                        now = value._version
+                    except RuntimeError:
+                        now = None
+                    if version is not None and now == version:
+                        continue
+                    if value.is_inference():
+                        with torch.inference_mode():
+                            value.copy_(copy)
+                    else:
+                        with torch.no_grad():
+                            value.copy_(copy)
+                elif value.flags.writeable and value.tobytes() != copy.tobytes():
+                    np.copyto(value, copy)
+            except (RuntimeError, ValueError, TypeError):
+                continue
+
+    # -- running -------------------------------------------------------------------------------
+
+    def run_statement(self, program: Program, stmt: Statement, device: str | None) -> Outcome:
+        """Run one statement; on failure restore and raise :class:`ProgramError`."""
+        if self._sigs is None:
+            self._sigs = self.signatures()
+        before = dict(self.ns)
+        saved, skipped = self._snapshot(stmt)
+        out_start = self.ctrl.out.tell()
+        value = None
+        device_ctx = torch.device(device) if device else contextlib.nullcontext()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                with device_ctx:
+                    if stmt.is_expression:
+                        value = eval(stmt.code, self.ns)
+                    else:
+                        exec(stmt.code, self.ns)
+            except BaseException as exc:
+                notes = _notes(caught)
+                error = self._error(program, stmt, exc, notes)
+                self.ns.clear()
+                self.ns.update(before)
+                self._restore(saved)
+                self._sigs = None
+                if error is None:
+                    raise
+                not_restored = [n for n in skipped if n in stmt.mutated]
+                if not_restored:
+                    error.notes += (
+                        f"{', '.join(not_restored)} may have been changed in place before the "
+                        "error and were too large to restore.",
+                    )
+                    error.message = error._compose()
+                    error.args = (error.message,)
+                raise error from None
+            notes = _notes(caught)
+        output = self.ctrl.out.getvalue()[out_start:]
+        if stmt.functions:
+            self.functions.update(stmt.functions)
+        bound, changed, deleted = self._diff(before, stmt)
+        result = None
+        if stmt.is_expression and value is not None:
+            result = _short_repr(value)
+        added = [n for n in bound if n not in before]
+        return Outcome(bound, changed, deleted, output, notes, result, value, added)
+
+    def _diff(
+        self, before: Mapping[str, Any], stmt: Statement
+    ) -> tuple[list[str], list[str], list[str]]:
+        old_sigs = self._sigs or {}
+        new_sigs: dict[str, Any] = {}
+        rebound: set[str] = set()
+        same: list[str] = []
+        for name, value in self.user_items():
+            new_sigs[name] = signature(value)
+            if name not in before or before[name] is not value:
+                rebound.add(name)
+            else:
+                same.append(name)
+        deleted = [n for n, v in before.items() if n not in self.ns and not is_hidden(n, v)]
+        order = {name: i for i, name in enumerate(stmt.bound)}
+        bound = sorted(rebound, key=lambda n: order.get(n, len(order)))
+        changed_set = {
+            n
+            for n in same
+            if n in stmt.mutated or (new_sigs[n] is not None and new_sigs[n] != old_sigs.get(n))
+        }
+        if changed_set:
+            extents = [e for e in (extent(self.ns[n]) for n in changed_set) if e]
+            if extents:
+                for name in same:
+                    if name in changed_set:
+                        continue
+                    mine = extent(self.ns[name])
+                    if mine and any(_shares_memory(mine, e) for e in extents):
+                        changed_set.add(name)
+        mutated_order = {name: i for i, name in enumerate(stmt.mutated)}
+        changed = sorted(
+            changed_set, key=lambda n: (mutated_order.get(n, len(mutated_order)), same.index(n))
+        )
+        self._sigs = new_sigs
+        return bound, changed, deleted
+
+    def _error(
+        self, program: Program, stmt: Statement, exc: BaseException, notes: list[str]
+    ) -> ProgramError | None:
+        if not isinstance(exc, Exception | sandbox.Refused | sandbox.Stopped):
+            return None  # KeyboardInterrupt, SystemExit: not the program's business
+        line, frame_locals, inner = _failing_frame(exc, program.filename)
+        if line is None:
+            line = stmt.line
+        operands = self._operands(program.names_on(line), frame_locals)
+        source_line = program.line_text(line)
+        extra = tuple(notes)
+        if inner:
+            extra += (f"the error happened inside {inner}, defined in an earlier program",)
+        if isinstance(exc, sandbox.Stopped):
+            return ProgramError(
+                f"Stopped: the program was stopped because {exc.reason}. The statement it was "
+                "running binds nothing; the workspace keeps what it had.",
+                line=line,
+                source_line=source_line,
+                kind="stopped",
+                error_type="Stopped",
+                torch_message=exc.reason,
+                notes=extra,
+            )
+        if isinstance(exc, sandbox.Refused):
+            err = _refused(exc.message, line, program.lines)
+            err.notes = extra
+            err.message = err._compose()
+            err.args = (err.message,)
+            return err
+        why = explain(exc)
+        name = type(exc).__name__
+        return ProgramError(
+            f"{name}: {exc}",
+            line=line,
+            source_line=source_line,
+            kind=why.kind if why else "error",
+            error_type=name,
+            torch_message=str(exc),
+            explanation=why.text if why else None,
+            operands=operands,
+            notes=extra,
+        )
+
+    def _operands(
+        self, names: list[str], frame_locals: Mapping[str, Any] | None
+    ) -> list[tuple[str, str]]:
+        out = []
+        for name in names:
+            if frame_locals is not None and name in frame_locals:
+                value = frame_locals[name]
+            elif name in self.ns:
+                value = self.ns[name]
+            else:
+                continue
+            if isinstance(value, sandbox.ModuleProxy):
+                continue
+            desc = describe_operand(value)
+            if desc:
+                out.append((name, desc))
+        return out
+
+
+def _failing_frame(
+    exc: BaseException, filename: str
+) -> tuple[int | None, Mapping[str, Any] | None, str | None]:
+    """Line and locals of the innermost frame of this program, and an inner function's name."""
+    line = None
+    frame_locals = None
+    inner = None
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename:
+            line = tb.tb_lineno
+            frame_locals = tb.tb_frame.f_locals if code.co_name != "<module>" else None
+            inner = None
+        elif code.co_filename.startswith(_PROGRAM_PREFIX) and code.co_name != "<module>":
+            inner = f"{code.co_name}()"
+        tb = tb.tb_next
+    return line, frame_locals, inner
+
+
+def _notes(caught: list[warnings.WarningMessage]) -> list[str]:
+    notes = []
+    for w in caught:
+        text = f"{w.category.__name__}: {w.message}"
+        plain = explain_warning(str(w.message))
+        if plain:
+            text += f" ({plain})"
+        if text not in notes:
+            notes.append(text)
+    return notes
+
+
+def _short_repr(value: Any, limit: int = 2000) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:  # a broken __repr__ must not fail the statement
+        text = f"<unprintable {type(value).__name__}: {exc}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,898 @@
+"""The restricted runner's security policy: what a lesson or a ``.py`` program may touch.
+
+Lessons and programs come from strangers, so the code bar, lessons and ``.py`` files run through
+this module, never through plain ``exec``. The policy, in the words the README uses:
+
+1. **Checked before anything runs.** The whole program is parsed and checked first; one refused
+   construct refuses the program and nothing of it runs.
+2. **No imports** except ``torch``, ``numpy``, ``math`` and these parts of torch and NumPy:
+   ``torch.nn``, ``torch.nn.functional``, ``torch.nn.init``, ``torch.optim``, ``torch.linalg``,
+   ``torch.fft``, ``torch.autograd``, ``torch.utils.data``, ``numpy.random``, ``numpy.linalg``.
+   They bind the same restricted modules as the pre-bound names ``torch``, ``np``, ``nn``, ``F``.
+3. **No underscores**: no name, attribute, argument or keyword that starts with ``_``, so no
+   dunder (``__class__``, ``__globals__``, ``__subclasses__``...) is reachable.
+4. **No classes, ``global``, ``nonlocal``, ``yield``, ``async``, ``match``, ``except*``.**
+   Functions (``def``, ``lambda``), loops, comprehensions, ``try``, ``with``, f-strings are fine.
+5. **A small set of builtins**: no ``open``, ``eval``, ``exec``, ``compile``, ``getattr``,
+   ``setattr``, ``globals``, ``vars``, ``dir``, ``__import__``, ``input``, ``breakpoint``,
+   ``object``, ``super``, ``help``, ``exit``; ``type(x)`` has its one-argument form only;
+   ``print`` is captured.
+6. **Every attribute read and write goes through a guard** at run time. Modules are
+   *allowlists*: ``torch``, ``np``, ``nn``, ``F`` and their allowed submodules are proxies that
+   expose only the names listed for them (torch's tensor-creation and math functions, dtypes,
+   ``no_grad``...); any other module object, reached any way, is refused. The guard also refuses,
+   on any object, the file/process/serialization/native entry points (``save``, ``load``,
+   ``from_file``, ``fromfile``, ``tofile``, ``dump``, ``dumps``, ``memmap``, ``ctypes``, ``cffi``,
+   ``share_memory_``, ``compile``, ``load_library``, ``set_`` ...), frame and generator internals
+   (``gi_frame``, ``f_globals``, ``tb_frame``, ``mro``, ``with_traceback``...), every attribute of
+   storages but a read-only few, and attribute writes on modules and classes.
+7. **Format strings** (``str.format``/``format_map``) resolve their ``{0.attr}`` fields through
+   the same guard, so ``"{0.__class__}".format(x)`` is refused and ``"{:.3f}".format(x)`` works.
+8. **Memory-unsafe constructors are refused**: ``np.ndarray``/``np.recarray`` with a buffer,
+   ``Tensor.set_``, storage resizing, sparse constructors (which skip index checks).
+9. **Refusals cannot be caught** by the program (they are not ``Exception`` subclasses), and a
+   bare ``except:`` means ``except Exception:``. A refusal ends the program with a
+   :class:`~tensor_explorer.core.runner.ProgramError` whose kind is ``"refused"``.
+10. **Stoppable**: every loop body, function body, lambda and comprehension step checks a stop
+    flag, so ``Workspace.cancel()`` or a time limit stops a runaway program. A single long call
+    into C (one enormous tensor op, ``10**10**8``) cannot be interrupted, and memory use is not
+    limited: run untrusted programs with a time limit and expect them to be able to use RAM.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import math
+import string
+import types
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+import torch
+
+PROGRAM_FILENAME = "<program>"
+
+# ---------------------------------------------------------------------------------------------
+# refusals
+
+
+class Refused(BaseException):
+    """Raised when a program reaches for something the policy does not allow.
+
+    Derives from ``BaseException`` so that ``except Exception`` in the program cannot swallow it.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+class Stopped(BaseException):
+    """Raised inside a running program when it is cancelled or runs out of time or steps."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------
+# attribute policy
+
+#: attribute names refused on every object
+DENIED_ATTRS: frozenset[str] = frozenset(
+    {
+        # files, serialization, shared memory, native code
+        "save", "load", "loads", "dump", "dumps", "tofile", "fromfile", "from_file", "memmap",
+        "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromregex",
+        "DataSource", "ctypes", "cffi", "ctypeslib", "share_memory_", "share_memory",
+        "load_library", "compile", "export", "script", "trace_module", "hub", "jit",
+        "from_dlpack", "to_dlpack", "filename",
+        # memory-unsafe in-place re-pointing
+        "set_",
+        # introspection that leads out of the sandbox
+        "mro", "with_traceback", "tb_frame", "tb_next", "f_globals", "f_locals", "f_builtins",
+        "f_back", "f_code", "func_globals", "func_code", "gi_frame", "gi_code", "cr_frame",
+        "cr_code", "ag_frame", "ag_code",
+    }
+)  # fmt: skip
+
+#: attribute prefixes refused on every object (frames, code, generators, tracebacks)
+DENIED_PREFIXES: tuple[str, ...] = ("_", "gi_", "cr_", "ag_", "f_", "tb_", "co_", "func_", "im_")
+
+#: the only attributes a storage object (``x.untyped_storage()``) exposes
+STORAGE_ATTRS: frozenset[str] = frozenset(
+    {"data_ptr", "nbytes", "size", "element_size", "device", "dtype", "tolist", "is_cuda",
+     "clone", "cpu", "get_device", "is_shared", "is_pinned", "type"}
+)  # fmt: skip
+
+_FRAMELIKE = (types.FrameType, types.TracebackType, types.CodeType)
+_STORAGES = (torch.UntypedStorage, torch.TypedStorage)
+
+
+def attr_refusal(name: str) -> str | None:
+    """Why the attribute ``name`` is refused on every object, or None when it may be used."""
+    if name.startswith(DENIED_PREFIXES):
+        if name.startswith("_"):
+            return f"names that start with '_' are not available ({name!r})"
+        return f"{name!r} reaches interpreter internals and is not available"
+    if name in DENIED_ATTRS:
+        return (
+            f"{name!r} is not available in the restricted runner "
+            "(no file, process or native access)"
+        )
+    return None
+
+
+class ModuleProxy:
+    """A read-only view of a module that exposes an allowlist of its names."""
+
+    __slots__ = ("_tx_members", "_tx_name")
+
+    def __init__(self, name: str, members: dict[str, Any]) -> None:
+        object.__setattr__(self, "_tx_name", name)
+        object.__setattr__(self, "_tx_members", members)
+
+    def _tx_get(self, name: str) -> Any:
+        try:
+            value = self._tx_members[name]
+        except KeyError:
+            raise Refused(
+                f"{self._tx_name}.{name} is not available in the restricted runner"
+            ) from None
+        if isinstance(value, _Sub):
+            return module_proxy(value.module)
+        return value
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._tx_get(name)
+        except Refused as exc:
+            raise AttributeError(exc.message) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{self._tx_name} is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{self._tx_name} is read-only")
+
+    def __dir__(self) -> list[str]:
+        return sorted(self._tx_members)
+
+    def __repr__(self) -> str:
+        return f"<module {self._tx_name!r} (restricted)>"
+
+
+class _Sub:
+    """Member marker: a submodule, resolved to its proxy on access."""
+
+    __slots__ = ("module",)
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+
+class GuardedClass:
+    """Stands for a class whose constructor must be checked (``np.ndarray``, ``np.recarray``).
+
+    ``isinstance``/``issubclass`` work as with the real class; attributes go through the guard.
+    """
+
+    __slots__ = ("_tx_check", "_tx_cls")
+
+    def __init__(self, cls: type, check: Callable[[tuple[Any, ...], dict[str, Any]], None]) -> None:
+        object.__setattr__(self, "_tx_cls", cls)
+        object.__setattr__(self, "_tx_check", check)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._tx_check(args, kwargs)
+        return self._tx_cls(*args, **kwargs)
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, self._tx_cls)
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        if isinstance(cls, GuardedClass):
+            cls = cls._tx_cls
+        return issubclass(cls, self._tx_cls)
+
+    def __getattr__(self, name: str) -> Any:
+        if attr_refusal(name):
+            raise AttributeError(name)
+        return getattr(self._tx_cls, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("read-only")
+
+    def __repr__(self) -> str:
+        return repr(self._tx_cls)
+
+
+def _no_buffer(position: int, keyword: str) -> Callable[[tuple[Any, ...], dict[str, Any]], None]:
+    def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if len(args) > position or kwargs.get(keyword) is not None:
+            raise Refused(f"building an array over a raw buffer ({keyword}=) is not available")
+
+    return check
+
+
+SAFE_NDARRAY = GuardedClass(np.ndarray, _no_buffer(2, "buffer"))
+SAFE_RECARRAY = GuardedClass(np.recarray, _no_buffer(2, "buf"))
+
+
+class SafeDataLoader(torch.utils.data.DataLoader):  # type: ignore[type-arg]
+    """``torch.utils.data.DataLoader`` without worker processes (``num_workers`` must be 0)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if (len(args) > 6 and args[6]) or kwargs.get("num_workers", 0):
+            raise Refused("DataLoader worker processes are not available: use num_workers=0")
+        for key in ("multiprocessing_context", "worker_init_fn"):
+            if kwargs.get(key) is not None:
+                raise Refused(f"DataLoader {key}= is not available")
+        super().__init__(*args, **kwargs)
+
+
+# ----- module allowlists ----------------------------------------------------------------------
+
+_TORCH_DENY = frozenset(
+    {
+        "save", "load", "from_file", "compile", "cond", "while_loop", "fork", "wait",
+        "import_ir_module", "import_ir_module_from_buffer", "parse_ir", "parse_schema",
+        "parse_type_comment", "merge_type_from_type_comment", "unify_type_list", "get_file_path",
+        "prepare_multiprocessing_environment", "get_device_module", "init_num_threads",
+        "from_dlpack", "to_dlpack", "classproperty", "thread_safe_generator", "empty_quantized",
+        "frombuffer",
+    }
+)  # fmt: skip
+_TORCH_DENY_PARTS = ("cudnn", "miopen", "mkldnn", "fbgemm", "quantiz", "autocast", "sym_",
+                     "dlpack", "sparse_", "vulkan", "_ir")  # fmt: skip
+_TORCH_SETTERS_OK = frozenset({"set_grad_enabled", "set_default_dtype", "set_printoptions",
+                               "set_rng_state"})  # fmt: skip
+_TORCH_EXTRA = frozenset(
+    {"set_default_dtype", "set_grad_enabled", "broadcast_shapes", "unique", "strided",
+     "channels_last", "contiguous_format", "preserve_format", "sparse_coo", "pca_lowrank",
+     "svd_lowrank", "lu", "default_generator"}
+)  # fmt: skip
+_TORCH_CLASSES = frozenset(
+    {"Tensor", "Size", "device", "dtype", "Generator", "finfo", "iinfo", "no_grad", "enable_grad",
+     "inference_mode", "set_grad_enabled", "layout", "memory_format", "FloatTensor",
+     "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
+     "CharTensor", "ByteTensor", "BoolTensor", "OutOfMemoryError"}
+)  # fmt: skip
+_NUMPY_DENY = frozenset(
+    {
+        "save", "savez", "savez_compressed", "load", "loadtxt", "savetxt", "genfromtxt",
+        "fromfile", "fromregex", "memmap", "DataSource", "info", "show_config", "show_runtime",
+        "get_include", "test", "seterr", "seterrcall", "geterrcall", "setbufsize", "from_dlpack",
+        "ctypeslib", "lib", "f2py", "testing", "char", "rec", "ma", "chararray", "core",
+        "typing", "polynomial", "dtypes", "exceptions", "strings", "emath", "frombuffer",
+    }
+)  # fmt: skip
+
+
+def _is_module(value: Any) -> bool:
+    return isinstance(value, types.ModuleType)
+
+
+def _members(module: Any, names: Iterable[str], keep: Callable[[str, Any], bool]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in sorted(set(names)):
+        if name.startswith("_") or attr_refusal(name):
+            continue
+        value = getattr(module, name, None)
+        if value is None and name != "newaxis":
+            continue
+        if _is_module(value) or not keep(name, value):
+            continue
+        out[name] = value
+    return out
+
+
+def _torch_keep(name: str, value: Any) -> bool:
+    if name in _TORCH_DENY or any(part in name for part in _TORCH_DENY_PARTS):
+        return False
+    if name.startswith("set_") and name not in _TORCH_SETTERS_OK:
+        return False
+    if isinstance(value, type):
+        return name in _TORCH_CLASSES
+    if isinstance(value, torch.dtype | torch.layout | torch.memory_format | torch.Generator):
+        return True
+    if isinstance(value, bool | int | float) or value is None:
+        return True
+    return callable(value)
+
+
+def _public_callables(module: Any, names: Iterable[str] | None = None) -> dict[str, Any]:
+    names = names if names is not None else dir(module)
+    return _members(module, names, lambda _n, v: callable(v) or isinstance(v, int | float))
+
+
+def _torch_members() -> dict[str, Any]:
+    names = set(torch.__all__) | set(dir(torch._C._VariableFunctions)) | _TORCH_EXTRA
+    out = _members(torch, [n for n in names if hasattr(torch, n)], _torch_keep)
+    for name in ("nn", "optim", "linalg", "fft", "special", "random", "autograd", "utils", "cuda"):
+        out[name] = _Sub(f"torch.{name}")
+    return out
+
+
+def _nn_members() -> dict[str, Any]:
+    def keep(name: str, value: Any) -> bool:
+        return isinstance(value, type) and "Parallel" not in name and name != "SyncBatchNorm"
+
+    out = _members(torch.nn, dir(torch.nn), keep)
+    for name in ("functional", "init", "utils"):
+        out[name] = _Sub(f"torch.nn.{name}")
+    return out
+
+
+def _functional_members() -> dict[str, Any]:
+    modules = {"torch.nn.functional", "torch._C._nn", "torch", "torch.functional",
+               "torch._C._VariableFunctions", "torch._jit_internal"}  # fmt: skip
+
+    def keep(name: str, value: Any) -> bool:
+        if name.startswith(("has_torch_function", "BroadcastingList")) or name in {
+            "boolean_dispatch",
+            "assert_int_or_pair",
+            "handle_torch_function",
+        }:
+            return False
+        return (
+            callable(value)
+            and not isinstance(value, type)
+            and (
+                getattr(value, "__module__", None) in modules
+                or isinstance(value, types.BuiltinFunctionType)
+            )
+        )
+
+    return _members(torch.nn.functional, dir(torch.nn.functional), keep)
+
+
+def _named(module: Any, names: Iterable[str]) -> dict[str, Any]:
+    return {n: getattr(module, n) for n in names if hasattr(module, n)}
+
+
+def _numpy_members() -> dict[str, Any]:
+    out = _members(np, np.__all__, lambda name, _v: name not in _NUMPY_DENY)
+    out["ndarray"] = SAFE_NDARRAY
+    out["recarray"] = SAFE_RECARRAY
+    for name in ("random", "linalg", "fft"):
+        out[name] = _Sub(f"numpy.{name}")
+    return out
+
+
+def _optim_members() -> dict[str, Any]:
+    out = _members(torch.optim, dir(torch.optim), lambda _n, v: isinstance(v, type))
+    out["lr_scheduler"] = _Sub("torch.optim.lr_scheduler")
+    return out
+
+
+def _builders() -> dict[str, Callable[[], dict[str, Any]]]:
+    import torch.utils.data as tud
+
+    return {
+        "torch": _torch_members,
+        "torch.nn": _nn_members,
+        "torch.nn.functional": _functional_members,
+        "torch.nn.init": lambda: _members(
+            torch.nn.init,
+            dir(torch.nn.init),
+            lambda _n, v: getattr(v, "__module__", None) == "torch.nn.init",
+        ),
+        "torch.nn.utils": lambda: _named(
+            torch.nn.utils,
+            [
+                "clip_grad_norm_",
+                "clip_grad_value_",
+                "clip_grads_with_norm_",
+                "get_total_norm",
+                "parameters_to_vector",
+                "vector_to_parameters",
+            ],
+        ),
+        "torch.optim": _optim_members,
+        "torch.optim.lr_scheduler": lambda: _members(
+            torch.optim.lr_scheduler,
+            dir(torch.optim.lr_scheduler),
+            lambda _n, v: (
+                isinstance(v, type) and getattr(v, "__module__", "") == "torch.optim.lr_scheduler"
+            ),
+        ),
+        "torch.linalg": lambda: _public_callables(torch.linalg),
+        "torch.fft": lambda: _public_callables(torch.fft, torch.fft.__all__),
+        "torch.special": lambda: _public_callables(torch.special, torch.special.__all__),
+        "torch.random": lambda: _named(
+            torch.random,
+            ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng"],
+        ),
+        "torch.autograd": lambda: {
+            **_named(
+                torch.autograd,
+                [
+                    "grad",
+                    "backward",
+                    "gradcheck",
+                    "gradgradcheck",
+                    "detect_anomaly",
+                    "no_grad",
+                    "enable_grad",
+                    "inference_mode",
+                    "set_grad_enabled",
+                    "Variable",
+                ],
+            ),
+            "functional": _Sub("torch.autograd.functional"),
+        },
+        "torch.autograd.functional": lambda: _named(
+            torch.autograd.functional, ["jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"]
+        ),
+        "torch.utils": lambda: {"data": _Sub("torch.utils.data")},
+        "torch.utils.data": lambda: {
+            **_named(
+                tud,
+                [
+                    "TensorDataset",
+                    "Dataset",
+                    "Subset",
+                    "ConcatDataset",
+                    "random_split",
+                    "default_collate",
+                ],
+            ),
+            "DataLoader": SafeDataLoader,
+        },
+        "torch.cuda": lambda: _named(
+            torch.cuda,
+            [
+                "is_available",
+                "device_count",
+                "current_device",
+                "get_device_name",
+                "get_device_capability",
+                "synchronize",
+                "empty_cache",
+                "memory_allocated",
+                "max_memory_allocated",
+                "memory_reserved",
+                "max_memory_reserved",
+                "reset_peak_memory_stats",
+                "manual_seed",
+                "manual_seed_all",
+                "is_bf16_supported",
+                "OutOfMemoryError",
+            ],
+        ),
+        "numpy": _numpy_members,
+        "numpy.random": lambda: _members(np.random, np.random.__all__, lambda _n, _v: True),
+        "numpy.linalg": lambda: _members(np.linalg, np.linalg.__all__, lambda _n, _v: True),
+        "numpy.fft": lambda: _members(np.fft, np.fft.__all__, lambda _n, _v: True),
+        "math": lambda: _members(
+            math, dir(math), lambda _n, v: callable(v) or isinstance(v, float)
+        ),
+    }
+
+
+_PROXIES: dict[str, ModuleProxy] = {}
+
+#: ``import X`` targets a program may use (and what ``import X`` binds)
+IMPORTABLE: frozenset[str] = frozenset(
+    {"torch", "numpy", "math", "torch.nn", "torch.nn.functional", "torch.nn.init",
+     "torch.optim", "torch.linalg", "torch.fft", "torch.autograd", "torch.utils.data",
+     "numpy.random", "numpy.linalg"}
+)  # fmt: skip
+
+
+def module_proxy(name: str) -> ModuleProxy:
+    """The restricted proxy for an allowed module (built once, then shared)."""
+    proxy = _PROXIES.get(name)
+    if proxy is None:
+        builder = _builders().get(name)
+        if builder is None:
+            raise Refused(f"module {name!r} is not available in the restricted runner")
+        proxy = ModuleProxy(name, builder())
+        _PROXIES[name] = proxy
+    return proxy
+
+
+def prebound() -> dict[str, ModuleProxy]:
+    """The names every program starts with: ``torch``, ``np``, ``nn``, ``F``."""
+    return {
+        "torch": module_proxy("torch"),
+        "np": module_proxy("numpy"),
+        "nn": module_proxy("torch.nn"),
+        "F": module_proxy("torch.nn.functional"),
+    }
+
+
+# ----- the runtime guard ----------------------------------------------------------------------
+
+
+class _SafeFormatter(string.Formatter):
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        # the same parse str.format uses: "0.attr[key]" -> first, [(is_attr, key)...]
+        first, rest = _field_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:
+            obj = guarded_getattr(obj, key) if is_attr else obj[key]
+        return obj, first
+
+
+def _field_split(field_name: str) -> tuple[Any, list[tuple[bool, Any]]]:
+    import _string  # the C helper behind str.format
+
+    first, rest = _string.formatter_field_name_split(field_name)
+    return first, list(rest)
+
+
+_FORMATTER = _SafeFormatter()
+
+
+def safe_format(template: str, /, *args: Any, **kwargs: Any) -> str:
+    """``str.format`` whose ``{0.attr}`` fields go through the attribute guard."""
+    return _FORMATTER.vformat(str(template), args, kwargs)
+
+
+def safe_format_map(template: str, mapping: Any, /) -> str:
+    """``str.format_map`` whose ``{name.attr}`` fields go through the attribute guard."""
+    return _FORMATTER.vformat(str(template), (), mapping)
+
+
+def guarded_getattr(obj: Any, name: str) -> Any:
+    """``obj.name`` as a program sees it (every attribute read of a program comes here)."""
+    why = attr_refusal(name)
+    if why:
+        raise Refused(why)
+    if type(obj) is ModuleProxy:
+        return obj._tx_get(name)
+    if isinstance(obj, GuardedClass):
+        value = getattr(obj._tx_cls, name)
+    elif _is_module(obj):
+        raise Refused("modules are not available in the restricted runner")
+    elif isinstance(obj, _FRAMELIKE):
+        raise Refused("interpreter frames and code objects are not available")
+    elif isinstance(obj, _STORAGES) and name not in STORAGE_ATTRS:
+        raise Refused(f"storage.{name} is not available in the restricted runner")
+    elif name in ("format", "format_map") and (
+        isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str))
+    ):
+        base = safe_format if name == "format" else safe_format_map
+        return functools.partial(base, obj) if isinstance(obj, str) else base
+    else:
+        value = getattr(obj, name)
+    if _is_module(value):
+        raise Refused(f"module attribute {name!r} is not available in the restricted runner")
+    return value
+
+
+def _check_store(obj: Any, name: str) -> None:
+    why = attr_refusal(name)
+    if why:
+        raise Refused(why)
+    if type(obj) is ModuleProxy or isinstance(obj, GuardedClass) or _is_module(obj):
+        raise Refused("modules cannot be changed from a program")
+    if isinstance(obj, type):
+        raise Refused("classes cannot be changed from a program")
+    if isinstance(obj, _STORAGES | _FRAMELIKE) or (
+        callable(obj) and not isinstance(obj, torch.nn.Module)
+    ):
+        raise Refused(f"attribute {name!r} of this object cannot be set from a program")
+    if isinstance(obj, np.ndarray) and name != "shape":
+        raise Refused(f"ndarray.{name} cannot be set from a program (only .shape)")
+
+
+def guarded_setattr(obj: Any, name: str, value: Any) -> None:
+    """``obj.name = value`` as a program does it."""
+    _check_store(obj, name)
+    setattr(obj, name, value)
+
+
+def guarded_delattr(obj: Any, name: str) -> None:
+    """``del obj.name`` as a program does it."""
+    _check_store(obj, name)
+    delattr(obj, name)
+
+
+_IOPS: dict[str, Callable[[Any, Any], Any]] = {}
+
+
+def guarded_augattr(obj: Any, name: str, op: str, value: Any) -> None:
+    """``obj.name <op>= value`` as a program does it."""
+    import operator
+
+    if not _IOPS:
+        _IOPS.update({
+            "Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul,
+            "Div": operator.itruediv, "FloorDiv": operator.ifloordiv, "Mod": operator.imod,
+            "Pow": operator.ipow, "MatMult": operator.imatmul, "BitAnd": operator.iand,
+            "BitOr": operator.ior, "BitXor": operator.ixor, "LShift": operator.ilshift,
+            "RShift": operator.irshift,
+        })  # fmt: skip
+    current = guarded_getattr(obj, name)
+    guarded_setattr(obj, name, _IOPS[op](current, value))
+
+
+def module_for_import(name: str) -> ModuleProxy:
+    """What ``import name`` binds (the proxy of an allowed module)."""
+    if name not in IMPORTABLE:
+        raise Refused(f"import of {name!r} is not available")
+    return module_proxy(name)
+
+
+def from_import(module: str, name: str) -> Any:
+    """What ``from module import name`` binds."""
+    return guarded_getattr(module_for_import(module), name)
+
+
+# ----- builtins -------------------------------------------------------------------------------
+
+_SAFE_BUILTIN_NAMES = (
+    "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr",
+    "complex", "dict", "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash",
+    "hex", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min", "next",
+    "oct", "ord", "pow", "range", "repr", "reversed", "round", "set", "slice", "sorted", "str",
+    "sum", "tuple", "zip", "id",
+    "ArithmeticError", "AssertionError", "AttributeError", "Exception", "FloatingPointError",
+    "IndexError", "KeyError", "LookupError", "NameError", "NotImplementedError",
+    "OverflowError", "RecursionError", "RuntimeError", "StopIteration", "TypeError",
+    "ValueError", "ZeroDivisionError", "MemoryError", "UserWarning", "Warning",
+    "True", "False", "None", "NotImplemented", "Ellipsis",
+)  # fmt: skip
+
+#: builtins a program never gets (documented; they are simply absent)
+REFUSED_BUILTINS: frozenset[str] = frozenset(
+    {"open", "eval", "exec", "compile", "getattr", "setattr", "delattr", "globals", "locals",
+     "vars", "dir", "__import__", "input", "breakpoint", "object", "super", "memoryview", "help",
+     "exit", "quit", "license", "credits", "copyright", "classmethod", "staticmethod",
+     "property", "__build_class__", "aiter", "anext", "BaseException"}
+)  # fmt: skip
+
+
+def _safe_type(obj: Any, *rest: Any) -> Any:
+    if rest:
+        raise Refused("type() with three arguments (making classes) is not available")
+    cls = type(obj)
+    if issubclass(cls, np.recarray):
+        return SAFE_RECARRAY
+    if issubclass(cls, np.ndarray):
+        return SAFE_NDARRAY
+    if _is_module(obj) or isinstance(obj, ModuleProxy):
+        raise Refused("the type of a module is not available")
+    return cls
+
+
+def _safe_hasattr(obj: Any, name: str) -> bool:
+    try:
+        guarded_getattr(obj, name)
+    except (Refused, AttributeError):
+        return False
+    return True
+
+
+def make_builtins(print_function: Callable[..., None]) -> dict[str, Any]:
+    """The builtins dict of a program namespace, with ``print`` bound to ``print_function``."""
+    out = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
+    out["print"] = print_function
+    out["type"] = _safe_type
+    out["hasattr"] = _safe_hasattr
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# static check and rewrite
+
+_REFUSED_NODES: dict[type, str] = {
+    ast.ClassDef: "class definitions",
+    ast.AsyncFunctionDef: "async functions",
+    ast.AsyncFor: "async for",
+    ast.AsyncWith: "async with",
+    ast.Await: "await",
+    ast.Global: "global",
+    ast.Nonlocal: "nonlocal",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yield from",
+    ast.Match: "match statements",
+    ast.TryStar: "except*",
+}
+_TYPE_ALIAS = getattr(ast, "TypeAlias", None)
+
+TICK = "__tx_tick__"
+GETATTR = "__tx_ga__"
+SETATTR = "__tx_sa__"
+DELATTR = "__tx_da__"
+AUGATTR = "__tx_aug__"
+IMPORT = "__tx_import__"
+FROM = "__tx_from__"
+
+
+def _refuse(node: ast.AST, what: str) -> Refused:
+    return Refused(what, getattr(node, "lineno", None))
+
+
+def _name_ok(node: ast.AST, name: str | None) -> None:
+    if name is not None and name.startswith("_"):
+        raise _refuse(node, f"names that start with '_' are not available ({name!r})")
+
+
+def check(tree: ast.Module) -> None:
+    """Refuse (raise :class:`Refused` with a line) anything outside the policy."""
+    for node in ast.walk(tree):
+        kind = _REFUSED_NODES.get(type(node))
+        if kind is None and _TYPE_ALIAS is not None and isinstance(node, _TYPE_ALIAS):
+            kind = "type aliases"
+        if kind is not None:
+            raise _refuse(node, f"{kind} are not available in the restricted runner")
+        if isinstance(node, ast.Name):
+            _name_ok(node, node.id)
+        elif isinstance(node, ast.Attribute):
+            why = attr_refusal(node.attr)
+            if why:
+                raise _refuse(node, why)
+        elif isinstance(node, ast.arg | ast.keyword):
+            _name_ok(node, node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.ExceptHandler):
+            _name_ok(node, node.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in IMPORTABLE:
+                    raise _refuse(node, _import_refusal(alias.name))
+                _name_ok(node, alias.asname)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or node.module not in IMPORTABLE:
+                raise _refuse(node, _import_refusal("." * node.level + (node.module or "")))
+            for alias in node.names:
+                if alias.name == "*":
+                    raise _refuse(node, "'from ... import *' is not available")
+                _name_ok(node, alias.name)
+                _name_ok(node, alias.asname)
+
+
+def _import_refusal(name: str) -> str:
+    return (
+        f"import of {name!r} is not available: programs may import only torch, numpy, math "
+        "and torch.nn / torch.nn.functional / torch.nn.init / torch.optim / torch.linalg / "
+        "torch.fft / torch.autograd / torch.utils.data / numpy.random / numpy.linalg"
+    )
+
+
+def _call(func: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=ast.Name(id=func, ctx=ast.Load()), args=list(args), keywords=[])
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Route attribute access through the guard, inject stop checks, rewrite imports."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load):
+            return ast.copy_location(_call(GETATTR, node.value, ast.Constant(node.attr)), node)
+        raise _refuse(node, "assign or delete attributes one at a time (obj.attr = value)")
+
+    def _attr_stmt(self, func: str, target: ast.Attribute, *extra: ast.expr) -> ast.Expr:
+        value = self.visit(target.value)
+        call = _call(func, value, ast.Constant(target.attr), *extra)
+        return ast.copy_location(ast.Expr(value=call), target)
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+            value = self.visit(node.value)
+            return ast.copy_location(self._attr_stmt(SETATTR, node.targets[0], value), node)
+        return self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        if isinstance(node.target, ast.Attribute):
+            value = self.visit(node.value)
+            op = ast.Constant(type(node.op).__name__)
+            return ast.copy_location(self._attr_stmt(AUGATTR, node.target, op, value), node)
+        return self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        if isinstance(node.target, ast.Attribute):
+            if node.value is None:
+                raise _refuse(node, "annotations of attributes are not available")
+            value = self.visit(node.value)
+            return ast.copy_location(self._attr_stmt(SETATTR, node.target, value), node)
+        return self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> Any:
+        out: list[ast.stmt] = []
+        plain: list[ast.expr] = []
+        for target in node.targets:
+            if isinstance(target, ast.Attribute):
+                out.append(self._attr_stmt(DELATTR, target))
+            else:
+                plain.append(self.visit(target))
+        if plain:
+            out.insert(0, ast.copy_location(ast.Delete(targets=plain), node))
+        return out
+
+    def _tick_body(self, body: list[ast.stmt], node: ast.AST) -> list[ast.stmt]:
+        tick = ast.copy_location(ast.Expr(value=_call(TICK)), node)
+        return [tick, *body]
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        self.generic_visit(node)
+        node.body = self._tick_body(node.body, node)
+        return node
+
+    def visit_While(self, node: ast.While) -> ast.AST:
+        self.generic_visit(node)
+        node.body = self._tick_body(node.body, node)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.generic_visit(node)
+        node.body = self._tick_body(node.body, node)
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        self.generic_visit(node)
+        node.body = ast.copy_location(
+            ast.BoolOp(op=ast.And(), values=[_call(TICK), node.body]), node.body
+        )
+        return node
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
+        self.generic_visit(node)
+        node.ifs = [_call(TICK), *node.ifs]
+        return node
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
+        self.generic_visit(node)
+        if node.type is None:
+            node.type = ast.copy_location(ast.Name(id="Exception", ctx=ast.Load()), node)
+        return node
+
+    def visit_Import(self, node: ast.Import) -> Any:
+        out = []
+        for alias in node.names:
+            if alias.asname:
+                target, module = alias.asname, alias.name
+            else:  # "import torch.nn" binds "torch"
+                target = module = alias.name.split(".")[0]
+            out.append(
+                ast.copy_location(
+                    ast.Assign(
+                        targets=[ast.Name(id=target, ctx=ast.Store())],
+                        value=_call(IMPORT, ast.Constant(module)),
+                    ),
+                    node,
+                )
+            )
+        return out
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
+        return [
+            ast.copy_location(
+                ast.Assign(
+                    targets=[ast.Name(id=alias.asname or alias.name, ctx=ast.Store())],
+                    value=_call(FROM, ast.Constant(node.module), ast.Constant(alias.name)),
+                ),
+                node,
+            )
+            for alias in node.names
+        ]
+
+
+def rewrite(tree: ast.Module) -> ast.Module:
+    """The checked program, rewritten so that the guard and the stop checks apply."""
+    new = _Rewriter().visit(tree)
+    for node in ast.walk(new):  # attribute targets hidden in tuples, for-targets, with-as...
+        if isinstance(node, ast.Attribute):
+            raise _refuse(node, "assign or delete attributes one at a time (obj.attr = value)")
+    return ast.fix_missing_locations(new)
+
+
+def runtime_names(tick: Callable[[], bool]) -> dict[str, Any]:
+    """The hidden helpers a rewritten program calls (names a program itself cannot write)."""
+    return {
+        TICK: tick,
+        GETATTR: guarded_getattr,
+        SETATTR: guarded_setattr,
+        DELATTR: guarded_delattr,
+        AUGATTR: guarded_augattr,
+        IMPORT: module_for_import,
+        FROM: from_import,
+    }

@@ -1,0 +1,492 @@
+"""The workspace: named values, the statements that made them, and events for the panels.
+
+``Workspace`` is the model behind the Workspace, Code and (with ``origin``) Memory and graph
+panels. It never imports Qt: panels subscribe to its psygnal events.
+
+Events (``ws.events``): ``added(name)``, ``changed(name)``, ``removed(name)``,
+``renamed(old, new)``, ``selected(name | None)``, ``output(text)`` (captured ``print`` output and
+warning notes), ``ran(record)`` (one :class:`Record` per successful top-level statement).
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import math
+import textwrap
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import torch
+from psygnal import Signal, SignalGroup
+
+from . import sandbox
+from .devices import check_device
+from .runner import Controller, Outcome, ProgramError, Runner, Statement, compile_program, is_hidden
+
+__all__ = ["Origin", "Record", "Workspace", "WorkspaceEvents"]
+
+#: values with more elements than this are written into scripts as a comment, not a literal
+LITERAL_LIMIT = 1000
+
+
+class WorkspaceEvents(SignalGroup):
+    """The events a :class:`Workspace` emits (from the thread that changed it)."""
+
+    added = Signal(str)
+    changed = Signal(str)
+    removed = Signal(str)
+    renamed = Signal(str, str)
+    selected = Signal(object)
+    output = Signal(str)
+    ran = Signal(object)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """How a workspace value was made.
+
+    ``kind`` is ``"run"`` (a statement bound it) or ``"set"`` (handed in with ``ws[name] =``).
+    For ``"run"``: ``statement`` is the top-level statement's text, ``call`` the expression
+    that produced the value (``"torch.from_numpy(array)"``), ``function`` the callee when it is
+    a call (``"torch.from_numpy"``, ``"y.detach"``), ``contexts`` the ``with`` context managers
+    around the binding (``("torch.no_grad()",)``), ``grad_mode`` the innermost of
+    ``no_grad``/``inference_mode``/``enable_grad``/``set_grad_enabled`` among them, ``device``
+    the device the program ran on, ``line`` the statement's line in its program.
+    """
+
+    name: str
+    kind: str
+    statement: str | None = None
+    call: str | None = None
+    function: str | None = None
+    contexts: tuple[str, ...] = ()
+    grad_mode: str | None = None
+    device: str | None = None
+    line: int | None = None
+    binding: str = "assign"  # "assign" | "def" | "import" | "for" | "with" | "set"
+
+    @property
+    def cut_off(self) -> str | None:
+        """Why a tensor made here is cut off from the autograd graph, if the code says so:
+        ``"inference_mode"``, ``"no_grad"`` or ``"detach"``."""
+        if self.grad_mode == "inference_mode":
+            return "inference_mode"
+        if self.grad_mode == "no_grad" or (
+            self.grad_mode == "set_grad_enabled"
+            and any("set_grad_enabled(False)" in c.replace(" ", "") for c in self.contexts)
+        ):
+            return "no_grad"
+        if self.function and self.function.split(".")[-1] in ("detach", "detach_"):
+            return "detach"
+        return None
+
+
+@dataclass(frozen=True)
+class Record:
+    """One entry of the workspace history.
+
+    ``kind``: ``"run"`` (a successful top-level statement; ``source`` is its text), ``"set"``
+    (a value handed in; ``source`` is the script text that rebuilds it), ``"delete"`` or
+    ``"rename"``. ``bound``/``changed``/``deleted``: names, in order. ``made``: for each bound
+    name the expression that produced it. ``output``: what it printed; ``notes``: warnings;
+    ``result``: the repr of an expression statement's value.
+    """
+
+    kind: str
+    source: str
+    line: int | None = None
+    device: str | None = None
+    bound: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    made: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    output: str = ""
+    notes: tuple[str, ...] = ()
+    result: str | None = None
+
+
+class Workspace:
+    """Named values (tensors, arrays, modules, plain results) in insertion order.
+
+    ``ws[name] = value`` adds or replaces, ``ws[name]`` reads, ``del ws[name]`` removes,
+    ``ws.run(source)`` runs statements in the restricted runner. See the module docstring for
+    the events.
+    """
+
+    def __init__(self, *, time_limit: float | None = None, max_steps: int | None = None) -> None:
+        """``time_limit`` (seconds) and ``max_steps`` (loop/function steps) bound each run."""
+        self.events = WorkspaceEvents()
+        self.time_limit = time_limit
+        self.max_steps = max_steps
+        self._ctrl = Controller()
+        self._ns: dict[str, Any] = {
+            "__builtins__": sandbox.make_builtins(self._ctrl.print),
+            "__name__": "__program__",
+            **sandbox.runtime_names(self._ctrl.tick),
+            **sandbox.prebound(),
+        }
+        self._runner = Runner(self._ns, self._ctrl)
+        self._lock = threading.Lock()
+        self._history: list[Record] = []
+        self._origins: dict[str, Origin] = {}
+        self._selected: str | None = None
+        self.last_output = ""
+        self.last_notes: tuple[str, ...] = ()
+        self.last_result: str | None = None
+
+    # -- mapping -------------------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        """The value names, in insertion order."""
+        return [name for name, _ in self._runner.user_items()]
+
+    def items(self) -> list[tuple[str, Any]]:
+        """(name, value) pairs, in insertion order."""
+        return list(self._runner.user_items())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._ns and not is_hidden(name, self._ns[name])
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self:
+            raise KeyError(name)
+        return self._ns[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """``ws[name]``, or ``default`` when there is no such value."""
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        _check_name(name)
+        with self._exclusive():
+            existed = name in self
+            self._ns[name] = value
+            self._runner.invalidate()
+            script = _value_script(name, value)
+            self._history.append(
+                Record(
+                    "set",
+                    script,
+                    bound=() if existed else (name,),
+                    changed=(name,) if existed else (),
+                )
+            )
+            self._origins[name] = Origin(name, "set", binding="set")
+        (self.events.changed if existed else self.events.added).emit(name)
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        with self._exclusive():
+            del self._ns[name]
+            self._runner.invalidate()
+            self._origins.pop(name, None)
+            self._history.append(Record("delete", f"del {name}", deleted=(name,)))
+        self.events.removed.emit(name)
+        if self._selected == name:
+            self.selected = None
+
+    def rename(self, old: str, new: str) -> None:
+        """Give the value ``old`` the name ``new`` (keeping its place in the order)."""
+        if old not in self:
+            raise KeyError(old)
+        _check_name(new)
+        if new in self._ns:
+            raise ValueError(f"{new!r} is already used")
+        with self._exclusive():
+            items = [(new if k == old else k, v) for k, v in self._ns.items()]
+            self._ns.clear()
+            self._ns.update(items)
+            self._runner.invalidate()
+            if old in self._origins:
+                self._origins[new] = self._origins.pop(old)
+            self._history.append(
+                Record("rename", f"{new} = {old}\ndel {old}", bound=(new,), deleted=(old,))
+            )
+        self.events.renamed.emit(old, new)
+        if self._selected == old:
+            self._selected = new
+            self.events.selected.emit(new)
+
+    # -- selection -----------------------------------------------------------------------------
+
+    @property
+    def selected(self) -> str | None:
+        """The name the panels show, or None."""
+        return self._selected
+
+    @selected.setter
+    def selected(self, name: str | None) -> None:
+        if name is not None and name not in self:
+            raise KeyError(name)
+        if name != self._selected:
+            self._selected = name
+            self.events.selected.emit(name)
+
+    # -- history -------------------------------------------------------------------------------
+
+    @property
+    def history(self) -> list[Record]:
+        """Every successful statement, value handed in, deletion and rename, in order."""
+        return list(self._history)
+
+    def origin(self, name: str) -> Origin | None:
+        """How the value ``name`` was made (None for an unknown name)."""
+        return self._origins.get(name) if name in self else None
+
+    # -- running -------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """True while a program runs."""
+        return self._lock.locked()
+
+    def cancel(self) -> None:
+        """Stop the running program (safe to call from any thread; no-op when idle)."""
+        self._ctrl.cancel()
+
+    def run(
+        self,
+        source: str,
+        device: str | None = None,
+        *,
+        time_limit: float | None = None,
+        max_steps: int | None = None,
+    ) -> list[str]:
+        """Run ``source`` statement by statement; return the names bound or changed, in order.
+
+        Factories run on ``device`` when given (``"cpu"``, ``"cuda:0"``, ``"meta"``...).
+        Raises :class:`ProgramError`: statements before the failing one keep their effect, the
+        failing one binds nothing. ``time_limit``/``max_steps`` override the workspace's.
+        """
+        try:
+            dev = check_device(device)
+        except ValueError as exc:
+            raise ProgramError(
+                f"Device: {exc}.", kind="device", error_type="ValueError", torch_message=str(exc)
+            ) from None
+        program = compile_program(source)
+        if not self._lock.acquire(blocking=False):
+            raise ProgramError("Another program is still running in this workspace.", kind="busy")
+        grad_enabled = torch.is_grad_enabled()
+        default_dtype = torch.get_default_dtype()
+        ctrl = self._ctrl
+        ctrl.start(
+            time_limit if time_limit is not None else self.time_limit,
+            max_steps if max_steps is not None else self.max_steps,
+        )
+        self._runner.invalidate()
+        names: list[str] = []
+        notes: list[str] = []
+        self.last_result = None
+        emitted = 0
+        try:
+            for stmt in program.statements:
+                try:
+                    outcome = self._runner.run_statement(program, stmt, dev)
+                except ProgramError as err:
+                    rest = ctrl.out.getvalue()[emitted:]
+                    if rest:
+                        self.events.output.emit(rest)
+                    notes.extend(err.notes)
+                    raise
+                emitted = ctrl.out.tell()
+                notes.extend(outcome.notes)
+                self._commit(stmt, outcome, dev, program.filename)
+                for name in (*outcome.bound, *outcome.changed):
+                    if name not in names:
+                        names.append(name)
+        finally:
+            ctrl.stop()
+            torch.set_grad_enabled(grad_enabled)
+            torch.set_default_dtype(default_dtype)
+            self.last_output = ctrl.out.getvalue()
+            self.last_notes = tuple(notes)
+            self._lock.release()
+        return [n for n in names if n in self]
+
+    def _commit(self, stmt: Statement, outcome: Outcome, device: str | None, _file: str) -> None:
+        made = {}
+        for name in outcome.bound:
+            binding = stmt.bindings.get(name)
+            if binding is None:
+                self._origins[name] = Origin(
+                    name, "run", stmt.source, device=device, line=stmt.line
+                )
+                continue
+            if binding.call:
+                made[name] = binding.call
+            self._origins[name] = Origin(
+                name,
+                "run",
+                stmt.source,
+                binding.call,
+                binding.function,
+                binding.contexts,
+                binding.grad_mode,
+                device,
+                stmt.line,
+                binding.kind,
+            )
+        for name in outcome.deleted:
+            self._origins.pop(name, None)
+        record = Record(
+            "run",
+            stmt.source,
+            stmt.line,
+            device,
+            tuple(outcome.bound),
+            tuple(outcome.changed),
+            tuple(outcome.deleted),
+            MappingProxyType(made),
+            outcome.output,
+            tuple(outcome.notes),
+            outcome.result,
+        )
+        self._history.append(record)
+        if outcome.result is not None:
+            self.last_result = outcome.result
+        for name in outcome.deleted:
+            self.events.removed.emit(name)
+            if self._selected == name:
+                self.selected = None
+        for name in outcome.bound:
+            (self.events.added if name in outcome.added else self.events.changed).emit(name)
+        for name in outcome.changed:
+            self.events.changed.emit(name)
+        text = outcome.output + "".join(f"warning: {note}\n" for note in outcome.notes)
+        if text:
+            self.events.output.emit(text)
+        self.events.ran.emit(record)
+
+    def _exclusive(self) -> Any:
+        if self._lock.locked():
+            raise RuntimeError("a program is running in this workspace; wait or cancel() it")
+        return self._lock
+
+    # -- script --------------------------------------------------------------------------------
+
+    def to_script(self) -> str:
+        """Python source that rebuilds this workspace's history (run it in a fresh workspace,
+        or as a plain script)."""
+        lines = [
+            "import torch",
+            "import numpy as np",
+            "from torch import nn",
+            "import torch.nn.functional as F",
+            "",
+        ]
+        device_block: str | None = None
+        for record in self._history:
+            if record.kind == "run" and record.device:
+                if device_block != record.device:
+                    lines.append(f"with torch.device({record.device!r}):")
+                    device_block = record.device
+                lines.append(textwrap.indent(record.source, "    "))
+                continue
+            device_block = None
+            lines.append(record.source)
+        return "\n".join(lines) + "\n"
+
+    # -- memory --------------------------------------------------------------------------------
+
+    def relations(self) -> list[Any]:
+        """Every related pair of values, by name (from :mod:`tensor_explorer.core.memory`)."""
+        from . import memory  # written separately; imported lazily
+
+        relations_among = getattr(memory, "relations_among", None)
+        if relations_among is None:
+            raise NotImplementedError("tensor_explorer.core.memory.relations_among is missing")
+        return list(relations_among(dict(self.items())))
+
+
+def _check_name(name: str) -> None:
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        raise ValueError(f"{name!r} is not a valid Python name")
+    if name.startswith("_"):
+        raise ValueError(f"{name!r}: names that start with '_' are reserved")
+    if name in ("torch", "np", "nn", "F"):
+        raise ValueError(f"{name!r} is reserved for the module of that name")
+
+
+# ----- values as script text ------------------------------------------------------------------
+
+
+def _number(x: Any) -> str:
+    if isinstance(x, bool):
+        return repr(x)
+    if isinstance(x, float):
+        if math.isnan(x):
+            return 'float("nan")'
+        if math.isinf(x):
+            return 'float("inf")' if x > 0 else '-float("inf")'
+        return repr(x)
+    if isinstance(x, complex):
+        return f"complex({_number(x.real)}, {_number(x.imag)})"
+    return repr(x)
+
+
+def _nested(values: Any) -> str:
+    if isinstance(values, list):
+        return "[" + ", ".join(_nested(v) for v in values) + "]"
+    return _number(values)
+
+
+def _value_script(name: str, value: Any) -> str:
+    """``name = <literal>`` when ``value`` is small enough, else a marked comment."""
+    if isinstance(value, torch.Tensor):
+        return _tensor_script(name, value)
+    if isinstance(value, np.ndarray):
+        return _array_script(name, value)
+    try:
+        text = repr(value)
+        if ast.literal_eval(text) == value and len(text) <= 20 * LITERAL_LIMIT:
+            return f"{name} = {text}"
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    return f"# {name}: a {type(value).__name__} handed in directly; it cannot be written as code"
+
+
+def _tensor_script(name: str, t: torch.Tensor) -> str:
+    dtype = str(t.dtype)
+    device = "" if t.device.type == "cpu" else f", device={str(t.device)!r}"
+    grad = ", requires_grad=True" if t.requires_grad and t.is_leaf else ""
+    if t.layout != torch.strided or t.is_quantized:
+        return f"# {name}: a {t.layout} tensor handed in directly; it cannot be written as code"
+    if t.device.type == "meta" or t.numel() == 0:
+        return f"{name} = torch.empty({tuple(t.shape)}, dtype={dtype}{device}{grad})"
+    if t.numel() > LITERAL_LIMIT:
+        return (
+            f"# {name}: tensor {tuple(t.shape)} {dtype} on {t.device} handed in directly "
+            f"(too large to write out: {t.numel()} elements > {LITERAL_LIMIT}); NOT REBUILT"
+        )
+    values = t.detach().cpu().resolve_conj().resolve_neg().tolist()
+    return f"{name} = torch.tensor({_nested(values)}, dtype={dtype}{device}{grad})"
+
+
+def _array_script(name: str, a: np.ndarray) -> str:
+    if a.dtype.kind not in "biufc":
+        return f"# {name}: an ndarray of dtype {a.dtype} handed in directly; NOT REBUILT"
+    dtype = repr(a.dtype.name if a.dtype.isnative else a.dtype.str)
+    if a.size == 0:
+        return f"{name} = np.zeros({a.shape}, dtype={dtype})"
+    if a.size > LITERAL_LIMIT:
+        return (
+            f"# {name}: ndarray {a.shape} {a.dtype} handed in directly "
+            f"(too large to write out: {a.size} elements > {LITERAL_LIMIT}); NOT REBUILT"
+        )
+    return f"{name} = np.array({_nested(a.tolist())}, dtype={dtype})"
