@@ -141,13 +141,16 @@ def _finite_chunk(c: torch.Tensor, acc: _Acc, scratch: torch.Tensor, lo: float, 
     mean = s / n
     q = float(torch.dot(d, d))
     m2 = q - n * mean * mean
-    if not math.isfinite(q) or m2 < 1e-6 * q:  # overflow or cancellation: subtract the mean
+    shifted = not math.isfinite(q) or m2 < 1e-6 * q
+    if shifted:  # overflow or cancellation: subtract the mean, then square
         d.sub_(mean)
         m2 = float(torch.dot(d, d))
-    if lo <= 0.0 <= hi:
-        zeros = int(torch.count_nonzero(c == 0)) if float(c.abs().amin()) == 0.0 else 0
-    else:
-        zeros = 0
+    zeros = 0
+    if lo <= 0.0 <= hi:  # zeros are possible: check the smallest magnitude first (cheap)
+        if shifted:
+            d.copy_(c)
+        if float(d.abs_().amin()) == 0.0:
+            zeros = int(torch.count_nonzero(c == 0))
     acc.zeros += zeros
     acc.add(n, mean, max(m2, 0.0), lo, hi)
 
