@@ -439,3 +439,33 @@ def test_footprint_runs_window() -> None:
     assert starts.tolist() == [40, 8040] and ends.tolist() == [80, 8080]
     with pytest.raises(ValueError):
         fp.runs(max_runs=10)
+
+
+@pytest.mark.parametrize(
+    ("source", "says"),
+    [
+        ("shared = torch.from_numpy(array)", "shares memory"),
+        ("torch.tensor(array)", "copies"),
+        ("x[0, :2]", "shares memory"),
+        ("x[::-1]", "shares memory"),
+        ("x[[0, 1]]", "may copy"),
+        ("x.t()", "shares memory"),
+        ("x.T", "shares memory"),
+        ("torch.t(x)", "shares memory"),
+        ("x.numpy()", "shares memory"),
+        ("x.detach().clone()", "copies"),
+        ("x.to(torch.float64)", "copies when dtype or device change"),
+        ("x.expand(3, 4)", "stride 0"),
+        ("x @ w + b", "new memory"),
+        ("torch.zeros(3)", "new memory"),
+    ],
+)
+def test_sharing_reason_in_words(source: str, says: str) -> None:
+    reason = m.sharing_reason("v", source)
+    assert reason is not None and reason.startswith("`v` was made by `") and says in reason
+
+
+def test_sharing_reason_knows_when_it_does_not_know() -> None:
+    assert m.sharing_reason("v", "helper(x)") is None
+    assert m.sharing_reason("v", "x = (") is None
+    assert m.sharing_reason("v", "a = 1; b = 2") is None

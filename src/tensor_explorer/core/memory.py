@@ -38,6 +38,7 @@ like two allocations; with the array (or any view over both parts) in the same
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ __all__ = [
     "readers",
     "relation",
     "relations_among",
+    "sharing_reason",
 ]
 
 RelationKind = Literal["alias", "contains", "inside", "overlap", "same-storage"]
@@ -972,3 +974,134 @@ def readers(
         if len(found):
             out[name] = [tuple(int(v) for v in row) for row in found]
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Why two values share: from how a value was made
+# --------------------------------------------------------------------------------------------
+
+# callee (last dotted part, or the full dotted name) -> (shares?, how to say it)
+_MAKERS: dict[str, tuple[bool | None, str]] = {
+    "torch.from_numpy": (True, "which shares memory with the NumPy array"),
+    "torch.as_tensor": (
+        None,
+        "which shares memory when dtype and device already match, else copies",
+    ),
+    "torch.asarray": (None, "which shares memory when it can, else copies"),
+    "torch.frombuffer": (True, "which shares memory with the buffer"),
+    "np.asarray": (None, "which shares memory when it can, else copies"),
+    "numpy.asarray": (None, "which shares memory when it can, else copies"),
+    "torch.tensor": (False, "which copies"),
+    "np.array": (False, "which copies (copy=True by default)"),
+    "numpy.array": (False, "which copies (copy=True by default)"),
+    "np.copy": (False, "which copies"),
+    "numpy": (True, "which shares memory with the tensor"),
+    "detach": (True, "which shares memory (a new tensor on the same storage, cut from autograd)"),
+    "view": (True, "which shares memory (a view)"),
+    "view_as": (True, "which shares memory (a view)"),
+    "view_as_real": (True, "which shares memory (a view)"),
+    "view_as_complex": (True, "which shares memory (a view)"),
+    "expand": (
+        True,
+        "which shares memory: expanded axes have stride 0, so many elements read the same bytes",
+    ),
+    "expand_as": (True, "which shares memory: expanded axes have stride 0"),
+    "broadcast_to": (True, "which shares memory: broadcast axes have stride 0"),
+    "t": (True, "which shares memory (a transposed view)"),
+    "T": (True, "which shares memory (a transposed view)"),
+    "mT": (True, "which shares memory (a transposed view)"),
+    "transpose": (True, "which shares memory (a transposed view)"),
+    "permute": (True, "which shares memory (a permuted view)"),
+    "squeeze": (True, "which shares memory (a view)"),
+    "unsqueeze": (True, "which shares memory (a view)"),
+    "flatten": (None, "which shares memory when the layout allows, else copies"),
+    "reshape": (None, "which shares memory when the layout allows, else copies"),
+    "ravel": (None, "which shares memory when the layout allows, else copies"),
+    "contiguous": (None, "which shares memory if already contiguous, else copies"),
+    "diagonal": (True, "which shares memory (a view of the diagonal)"),
+    "unfold": (True, "which shares memory (overlapping windows when step < size)"),
+    "as_strided": (True, "which shares memory (a view with the given strides)"),
+    "narrow": (True, "which shares memory (a view)"),
+    "select": (True, "which shares memory (a view)"),
+    "split": (True, "which shares memory (views)"),
+    "chunk": (True, "which shares memory (views)"),
+    "unbind": (True, "which shares memory (views)"),
+    "real": (True, "which shares memory (a view of the real parts)"),
+    "imag": (True, "which shares memory (a view of the imaginary parts)"),
+    "clone": (False, "which copies"),
+    "copy": (False, "which copies"),
+    "to": (None, "which copies when dtype or device change, else returns the same tensor"),
+    "cpu": (None, "which copies unless the tensor is already on the CPU"),
+    "cuda": (None, "which copies unless the tensor is already on that device"),
+    "float": (None, "which copies unless the dtype is already float32"),
+    "double": (None, "which copies unless the dtype is already float64"),
+    "long": (None, "which copies unless the dtype is already int64"),
+    "int": (None, "which copies unless the dtype is already int32"),
+    "astype": (None, "which copies (unless copy=False and the dtype already matches)"),
+}
+
+
+# names in _MAKERS that mean something else as module functions (torch.float is a dtype...)
+_METHOD_ONLY = frozenset(
+    {"numpy", "to", "float", "double", "long", "int", "cpu", "cuda", "astype", "copy"}
+)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else f"?.{node.attr}"
+    if isinstance(node, ast.Call | ast.Subscript):
+        return "?"
+    return None
+
+
+def sharing_reason(name: str, source: str) -> str | None:
+    """Say in words why ``name`` shares (or does not share) memory, from the expression that
+    made it, e.g. ``sharing_reason("shared", "torch.from_numpy(array)")`` ->
+    "`shared` was made by `torch.from_numpy(array)`, which shares memory with the NumPy array".
+
+    ``source`` is the right-hand side (or a whole ``name = ...`` statement) from the runner's
+    history. Judged on the outermost operation only; returns None when it says nothing known
+    (an arithmetic expression makes a new tensor: that is said too).
+    """
+    try:
+        tree = ast.parse(source.strip(), mode="exec")
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1:
+        return None
+    stmt = tree.body[0]
+    expr = stmt.value if isinstance(stmt, ast.Assign | ast.Expr) else None
+    if expr is None:
+        return None
+    text = ast.unparse(expr)
+    said = f"`{name}` was made by `{text}`, "
+    if isinstance(expr, ast.Subscript):
+        index = expr.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        basic = all(
+            isinstance(p, ast.Slice | ast.Constant)
+            or (isinstance(p, ast.UnaryOp) and isinstance(p.operand, ast.Constant))
+            for p in parts
+        )
+        if basic:
+            return said + "which shares memory (slicing and integer indexing make views)"
+        return said + "which may copy (indexing with a list, tensor or mask copies)"
+    if isinstance(expr, ast.BinOp | ast.UnaryOp | ast.Compare):
+        return said + "which computes a new value in new memory"
+    if isinstance(expr, ast.Attribute) and expr.attr in _MAKERS:  # x.T, x.real, x.imag
+        return said + _MAKERS[expr.attr][1]
+    if isinstance(expr, ast.Call):
+        dotted = _dotted(expr.func) or ""
+        last = dotted.rsplit(".", 1)[-1]
+        module_call = dotted.startswith(("torch.", "np.", "numpy."))
+        if dotted in _MAKERS:
+            return said + _MAKERS[dotted][1]
+        if "." in dotted and last in _MAKERS and not (module_call and last in _METHOD_ONLY):
+            return said + _MAKERS[last][1]
+        if module_call:
+            return said + "which makes a new value in new memory"
+    return None
