@@ -369,16 +369,7 @@ def compile_program(source: str) -> Program:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
-        line = exc.lineno
-        raise ProgramError(
-            f"SyntaxError: {exc.msg}. This is not valid Python; look at this line and the one "
-            "before it (a missing bracket, quote or colon is the usual cause).",
-            line=line,
-            source_line=lines[line - 1].strip() if line and line <= len(lines) else None,
-            kind="syntax",
-            error_type="SyntaxError",
-            torch_message=exc.msg,
-        ) from None
+        raise _syntax(exc, lines) from None
     try:
         sandbox.check(tree)
     except sandbox.Refused as exc:
@@ -404,11 +395,14 @@ def compile_program(source: str) -> Program:
             rewritten = sandbox.rewrite(ast.Module(body=[stmt], type_ignores=[]))
         except sandbox.Refused as exc:
             raise _refused(exc.message, exc.line, lines) from None
-        if is_expr:
-            expr = ast.Expression(body=rewritten.body[0].value)  # type: ignore[attr-defined]
-            code = compile(expr, filename, "eval")
-        else:
-            code = compile(rewritten, filename, "exec")
+        try:
+            if is_expr:
+                expr = ast.Expression(body=rewritten.body[0].value)  # type: ignore[attr-defined]
+                code = compile(expr, filename, "eval")
+            else:
+                code = compile(rewritten, filename, "exec")
+        except SyntaxError as exc:  # 'return' outside function, and the like
+            raise _syntax(exc, lines) from None
         statements.append(
             Statement(
                 line=stmt.lineno,
@@ -426,6 +420,19 @@ def compile_program(source: str) -> Program:
             )
         )
     return Program(source, filename, statements, lines, spans)
+
+
+def _syntax(exc: SyntaxError, lines: list[str]) -> ProgramError:
+    line = exc.lineno
+    return ProgramError(
+        f"SyntaxError: {exc.msg}. This is not valid Python here; look at this line and the one "
+        "before it (a missing bracket, quote or colon is the usual cause).",
+        line=line,
+        source_line=lines[line - 1].strip() if line and 1 <= line <= len(lines) else None,
+        kind="syntax",
+        error_type="SyntaxError",
+        torch_message=exc.msg,
+    )
 
 
 def _refused(message: str, line: int | None, lines: list[str]) -> ProgramError:

@@ -671,10 +671,20 @@ def _safe_hasattr(obj: Any, name: str) -> bool:
     return True
 
 
+def _native_import(*args: Any, **kwargs: Any) -> Any:
+    # Looked up at call time and called from this module's frame, whose builtins are the real
+    # ones: import hooks (PySide6's shiboken replaces builtins.__import__) find what they need.
+    return builtins.__import__(*args, **kwargs)
+
+
 def make_builtins(print_function: Callable[..., None]) -> dict[str, Any]:
     """The builtins dict of a program namespace, with ``print`` bound to ``print_function``."""
     out = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
     out["print"] = print_function
+    # C code (torch's DynamicTypes, NumPy) imports through the *calling frame's* builtins, so
+    # an __import__ must be there. Programs cannot name it (underscore) and their own import
+    # statements are rewritten, so only native code ever calls it.
+    out["__import__"] = _native_import
     out["type"] = _safe_type
     out["hasattr"] = _safe_hasattr
     return out
