@@ -158,6 +158,66 @@ def _pack(
     return out
 
 
+def _sweep(
+    order: np.ndarray,
+    lay: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    sweeps: int,
+    check: Callable[[], None],
+) -> np.ndarray:
+    """Barycentre ordering, row by row (each row sees the rows already placed in this sweep).
+
+    Even sweeps go from the root's row up to the leaves, ordering each row by the mean position
+    of the nodes that consume it; odd sweeps go down, by the mean position of their inputs.
+    Neighbours on any row count (long edges included), which needs no dummy nodes. Pure Python
+    lists: one sweep costs O(nodes + edges) plus sorting each row.
+    """
+    n = lay.size
+    if sweeps <= 0 or n == 0:
+        return order
+    n_rows = int(lay.max()) + 1
+    lay_l = lay.tolist()
+    rows: list[list[int]] = [[] for _ in range(n_rows)]
+    for v in order.tolist():
+        rows[lay_l[v]].append(v)
+    consumers: list[list[int]] = [[] for _ in range(n)]
+    inputs: list[list[int]] = [[] for _ in range(n)]
+    for s_, d_ in zip(src.tolist(), dst.tolist(), strict=True):
+        consumers[d_].append(s_)
+        inputs[s_].append(d_)
+    x = [0.0] * n
+
+    def place(row: list[int]) -> None:
+        off = (len(row) - 1) / 2.0
+        for k, v in enumerate(row):
+            x[v] = k - off
+
+    for row in rows:
+        place(row)
+    for sweep in range(sweeps):
+        if sweep % 2 == 0:
+            row_ids: range = range(n_rows - 1, -1, -1)
+            nbrs = consumers
+        else:
+            row_ids = range(n_rows)
+            nbrs = inputs
+        for r in row_ids:
+            row = rows[r]
+            if len(row) < 2:
+                continue
+            keyed = []
+            for v in row:
+                ns = nbrs[v]
+                b = sum([x[u] for u in ns]) / len(ns) if ns else x[v]
+                keyed.append((b, x[v], v))
+            keyed.sort()
+            row[:] = [v for _, _, v in keyed]
+            place(row)
+        check()
+    return np.fromiter((v for row in rows for v in row), dtype=np.int64, count=n)
+
+
 def layout(
     graph: GraphLike,
     *,
@@ -198,19 +258,13 @@ def layout(
     # initial order: id order (breadth-first from the root for a traced graph)
     key = np.arange(n, dtype=np.float64)
     order, rank = _rank_within(lay, key)
+    order = _sweep(order, lay, src, dst, sweeps, check)
     lay_sorted = lay[order]
+    rank = np.empty_like(order)
+    first = np.searchsorted(lay_sorted, lay_sorted, side="left")
+    rank[order] = np.arange(n) - first
     width_of_row = np.bincount(lay)
     x = rank - (width_of_row[lay] - 1) / 2.0
-
-    # barycentre sweeps, all rows at once; alternate inputs (above) and consumers (below)
-    for s in range(max(0, sweeps)):
-        a, b = (src, dst) if s % 2 == 0 else (dst, src)
-        sums, counts = _neighbour_mean(x, a, b, n)
-        bary = np.where(counts > 0, sums / np.maximum(counts, 1), x)
-        order, rank = _rank_within(lay, bary + 1e-9 * x)  # ties keep the current order
-        x = rank - (width_of_row[lay] - 1) / 2.0
-        check()
-    lay_sorted = lay[order]
 
     # compact coordinates
     w = np.zeros(n)
