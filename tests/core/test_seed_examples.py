@@ -579,8 +579,7 @@ def test_detach_sample_and_the_failing_backward() -> None:
 def test_freeze_and_adamw_samples() -> None:
     ws = tx.Workspace()
     ws.run(
-        "backbone = nn.Linear(4, 4)\nhead = nn.Linear(4, 2)\n"
-        "model = nn.Sequential(backbone, head)"
+        "backbone = nn.Linear(4, 4)\nhead = nn.Linear(4, 2)\nmodel = nn.Sequential(backbone, head)"
     )
     ws.run(CH2_FREEZE)
     assert not any(p.requires_grad for p in ws["backbone"].parameters())

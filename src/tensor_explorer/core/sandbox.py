@@ -575,7 +575,7 @@ def _check_store(obj: Any, name: str) -> None:
         raise Refused("modules cannot be changed from a program")
     if isinstance(obj, type):
         raise Refused("classes cannot be changed from a program")
-    if isinstance(obj, _STORAGES | _FRAMELIKE) or (
+    if isinstance(obj, _STORAGES + _FRAMELIKE) or (
         callable(obj) and not isinstance(obj, torch.nn.Module)
     ):
         raise Refused(f"attribute {name!r} of this object cannot be set from a program")

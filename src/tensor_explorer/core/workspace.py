@@ -411,7 +411,8 @@ class Workspace:
         relations_among = getattr(memory, "relations_among", None)
         if relations_among is None:
             raise NotImplementedError("tensor_explorer.core.memory.relations_among is missing")
-        return list(relations_among(dict(self.items())))
+        arrays = {n: v for n, v in self.items() if isinstance(v, torch.Tensor | np.ndarray)}
+        return list(relations_among(arrays))
 
 
 def _check_name(name: str) -> None:
