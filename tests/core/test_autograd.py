@@ -69,6 +69,41 @@ def in_edge_sum(record: ag.BackwardRecord, node_id: int) -> torch.Tensor:
     return total
 
 
+def reference_edge_grads(
+    root: torch.Tensor, graph: ag.Graph, gradient: torch.Tensor | None = None
+) -> dict[tuple[int, int], torch.Tensor]:
+    """Edge gradients the obvious way: a hook on every op node, grad_inputs[i] is the gradient
+    along next_functions[i] (summed when two slots point at the same node). Runs a second
+    backward on the graph (it must have been retained)."""
+    seen: dict[int, tuple[torch.Tensor | None, ...]] = {}
+    handles = []
+    for node in graph.nodes:
+        fn = graph.function(node.id)
+        if node.kind != "leaf":
+            handles.append(fn.register_hook(lambda gi, go, nid=node.id: seen.__setitem__(nid, gi)))
+    try:
+        torch.autograd.backward(root, gradient, retain_graph=True)
+    finally:
+        for h in handles:
+            h.remove()
+    out: dict[tuple[int, int], torch.Tensor] = {}
+    for node in graph.nodes:
+        for slot, dst in enumerate(node.next_ids):
+            g = seen.get(node.id, (None,) * (slot + 1))[slot]
+            if dst is None or g is None:
+                continue
+            key = (node.id, dst)
+            out[key] = g if key not in out else out[key] + g
+    return out
+
+
+def assert_edges_match_reference(record: ag.BackwardRecord, root: torch.Tensor) -> None:
+    ref = reference_edge_grads(root, record.graph, record.root_gradient)
+    assert set(record.edge_grads) == set(ref)
+    for key, g in ref.items():
+        torch.testing.assert_close(record.edge_grads[key], g)
+
+
 def assert_no_python_calls_during(fn: Callable[[], object]) -> None:
     """Fail if any function defined in core/autograd.py runs while ``fn`` runs (a hook left
     registered on a node would)."""
@@ -490,6 +525,24 @@ def test_record_keeps_first_call_edges_when_graph_is_reused() -> None:
     torch.testing.assert_close(first, g1 * x.detach())
 
 
+def test_every_edge_matches_a_hook_on_every_node() -> None:
+    # recording hooks only some nodes (reading the others' edges at their destination);
+    # compare every edge with hooks on all nodes, on a graph with long single-input runs,
+    # reused leaves, a multi-output op and a non-scalar root
+    w = torch.randn(6, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(6, dtype=torch.float64, requires_grad=True)
+    h = w * b
+    for i in range(12):
+        h = torch.tanh(h).sin() * 0.9 if i % 3 else h * w + b
+    left, right = h.split(3)
+    root = torch.cat([left.exp(), right * left])
+    gradient = torch.linspace(-1, 1, 6, dtype=torch.float64)
+    record = backward(root, gradient=gradient, retain_graph=True, names={"w": w, "b": b})
+    hooked, _ = record.graph._hook_plan or ([], None)
+    assert len(hooked) < len([n for n in record.graph.nodes if n.kind != "leaf"])
+    assert_edges_match_reference(record, root)
+
+
 def test_unnamed_leaves_are_in_leaf_grads() -> None:
     model = torch.nn.Linear(3, 2)
     out = model(torch.randn(4, 3)).sum()
@@ -561,7 +614,8 @@ def test_random_graphs_trace_and_gradients(ops: list[tuple[str, int, int]], n_le
     ref_root = _root_of(ref_pool)
     wanted = [i for i, t in enumerate(ref_pool) if t.requires_grad]
     ref_grads = torch.autograd.grad(ref_root, [ref_pool[i] for i in wanted])
-    record = backward(root, names=names, graph=graph)
+    record = backward(root, names=names, graph=graph, retain_graph=True)
+    assert_edges_match_reference(record, root)
     node_of_fn = {id(graph.function(n.id)): n.id for n in graph.nodes}
     for i, g in zip(wanted, ref_grads, strict=True):
         t = pool[i]

@@ -214,13 +214,15 @@ class Node(NamedTuple):
 class EdgeInfo(NamedTuple):
     """What flows along an edge ``src -> dst``: ``slots`` the positions in ``src``'s
     ``next_functions`` that point at ``dst`` (two for ``x * x``), ``shape``/``dtype`` of the
-    gradient that flows along it (known before backward, from ``dst``'s metadata)."""
+    gradient that flows along it (known before backward, from ``dst``'s metadata),
+    ``input_nr`` which of ``dst``'s inputs it feeds (not 0 only for multi-output ops)."""
 
     src: int
     dst: int
     slots: tuple[int, ...]
     shape: tuple[int, ...] | None
     dtype: str | None
+    input_nr: int = 0
 
 
 @dataclass(eq=False)
@@ -238,6 +240,9 @@ class Graph:
     edge_info: dict[tuple[int, int], EdgeInfo]
     root: int = 0
     _functions: list[Any] = field(default_factory=list, repr=False)
+    _hook_plan: tuple[list[int], frozenset[tuple[int, int]]] | None = field(
+        default=None, repr=False
+    )
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -493,14 +498,14 @@ def _trace(root_fn: Any, names: Names | None, saved: bool) -> Graph:
             key = (src, dst)
             info = edge_info.get(key)
             if info is not None:  # the same input twice (x * x): one edge, two slots
-                edge_info[key] = EdgeInfo(src, dst, (*info.slots, slot), info.shape, info.dtype)
+                edge_info[key] = info._replace(slots=(*info.slots, slot))
                 continue
             d = nodes[dst]
             nr = nrs[slot]
             shape = d.shapes[nr] if 0 <= nr < len(d.shapes) else None
             dtype = d.dtypes[nr] if 0 <= nr < len(d.dtypes) else None
             edges.append(key)
-            edge_info[key] = EdgeInfo(src, dst, (slot,), shape, dtype)
+            edge_info[key] = EdgeInfo(src, dst, (slot,), shape, dtype, nr)
     del keep
     return Graph(nodes=nodes, edges=edges, edge_info=edge_info, root=0, _functions=functions)
 
@@ -567,30 +572,42 @@ def step_count(tensor: torch.Tensor) -> int:
 class _EdgeGrads(Mapping[tuple[int, int], torch.Tensor]):
     """``{(src, dst): gradient}``, built from the hooks' captures on first access.
 
-    Recording during backward only stores each node's ``grad_inputs`` tuple; splitting them into
-    edges (and summing the slots of an edge used twice) happens here, after backward.
+    Recording during backward only stores each hooked node's ``(grad_inputs, grad_outputs)``;
+    splitting them into edges (and summing the slots of an edge used twice) happens here.
+    An edge is read at its source (``grad_inputs[slot]``) or, when the plan says so, at its
+    destination (``grad_outputs[input_nr]`` of a node fed by that edge alone).
     """
 
-    def __init__(self, graph: Graph, captured: list[Any]) -> None:
+    def __init__(
+        self, graph: Graph, captured: list[Any], from_dst: frozenset[tuple[int, int]]
+    ) -> None:
         self._graph = graph
         self._captured = captured
+        self._from_dst = from_dst
         self._built: dict[tuple[int, int], torch.Tensor] | None = None
 
     def _build(self) -> dict[tuple[int, int], torch.Tensor]:
         if self._built is None:
             built: dict[tuple[int, int], torch.Tensor] = {}
             captured = self._captured
-            for (src, dst), info in self._graph.edge_info.items():
-                grads = captured[src]
-                if grads is None:
-                    continue
+            from_dst = self._from_dst
+            for key, info in self._graph.edge_info.items():
                 total: torch.Tensor | None = None
-                for slot in info.slots:
-                    g = grads[slot] if slot < len(grads) else None
-                    if g is not None:
-                        total = g if total is None else total + g
+                if key in from_dst:
+                    pair = captured[info.dst]
+                    if pair is not None and info.input_nr < len(pair[1]):
+                        total = pair[1][info.input_nr]
+                else:
+                    pair = captured[info.src]
+                    if pair is None:
+                        continue
+                    grads = pair[0]
+                    for slot in info.slots:
+                        g = grads[slot] if slot < len(grads) else None
+                        if g is not None:
+                            total = g if total is None else total + g
                 if total is not None:
-                    built[(src, dst)] = total
+                    built[key] = total
             self._built = built
             self._captured = []
         return self._built
@@ -713,6 +730,35 @@ def trace_saved_state(graph: Graph) -> list[tuple[int, SavedTensorInfo]]:
     return out
 
 
+def _plan_hooks(graph: Graph) -> tuple[list[int], frozenset[tuple[int, int]]]:
+    """Which nodes get a hook, and which edges are read at their destination.
+
+    A post-hook on node ``u`` sees ``grad_inputs``: the gradient along each of ``u``'s out-edges.
+    It also sees ``grad_outputs``, what ``u`` received: for a node fed by exactly one edge
+    (one consumer, one slot) that *is* the gradient along that edge. So an edge ``u -> v`` is
+    known when ``u`` is hooked, or when ``v`` is hooked and fed by that edge alone. Edges into
+    leaves and into nodes with several consumers need their source hooked; along runs of
+    single-consumer nodes, hooking every other node covers every edge. This keeps the hook
+    count (the cost of recording) well under one per node.
+    """
+    nodes = graph.nodes
+    n = len(nodes)
+    fed = [0] * n
+    for info in graph.edge_info.values():
+        fed[info.dst] += len(info.slots)
+    single = [fed[v] == 1 and nodes[v].kind != "leaf" for v in range(n)]
+    hooked = [False] * n
+    for s, d in graph.edges:
+        if not single[d]:
+            hooked[s] = True
+    from_dst: set[tuple[int, int]] = set()
+    for s, d in graph.edges:  # sources in breadth-first order: a node's in-edge comes first
+        if not hooked[s]:
+            hooked[d] = True
+            from_dst.add((s, d))
+    return [v for v in range(n) if hooked[v]], frozenset(from_dst)
+
+
 def _snapshot(g: torch.Tensor | None) -> torch.Tensor | None:
     return None if g is None else g.detach().clone()
 
@@ -809,17 +855,18 @@ def backward(
             if id(var) in leaf_name_of:
                 before[node.id] = _snapshot(g)
 
+    if graph._hook_plan is None:
+        graph._hook_plan = _plan_hooks(graph)
+    hooked, from_dst = graph._hook_plan
     captured: list[Any] = [None] * len(nodes)
     setter = captured.__setitem__
     handles = []
     try:
         with _no_gc():
-            for node in nodes:
-                if node.kind != "leaf" and node.next_ids:
-                    nid = node.id
-                    handles.append(
-                        functions[nid].register_hook(lambda gi, go, nid=nid: setter(nid, gi))
-                    )
+            for nid in hooked:
+                handles.append(
+                    functions[nid].register_hook(lambda gi, go, nid=nid: setter(nid, (gi, go)))
+                )
             torch.autograd.backward(root, grad_tensor, retain_graph=retain_graph)
     except RuntimeError as exc:
         raise _explain(exc, graph) from exc
@@ -853,7 +900,7 @@ def backward(
     retained = {name: (_snapshot(t.grad) if snapshot else t.grad) for name, t in retained_pairs}
     return BackwardRecord(
         graph=graph,
-        edge_grads=_EdgeGrads(graph, captured),
+        edge_grads=_EdgeGrads(graph, captured, from_dst),
         grads=grads,
         grads_before=grads_before,
         leaf_grads=leaf_grads,
