@@ -1,0 +1,660 @@
+"""What the Values panel draws, computed without Qt: planes, previews, number formats, writes.
+
+- :func:`slice_plane` cuts the 0-, 1- or 2-D *plane* of a value that a panel shows: two chosen
+  axes (or one, or none), every other axis held at an index, complex values reduced to one
+  ``part``; the result is a small float64 array for drawing plus the same cells in their own
+  dtype (for exact numbers), masks of NaN/+Inf/-Inf, and where each cell came from.
+- :func:`downsample` reads a huge value through a strided view, one element per step on each
+  axis, so only the elements shown are ever read or copied (a 10^12-element ``expand``-ed
+  tensor or a memory-mapped file costs the same as a small one). It reports the steps, so each
+  displayed cell maps back to its true index in the original.
+- :func:`format_value` and :func:`choose_format` spell numbers for people: integers exactly,
+  floats ``%.6g``-style (one format per plane so table columns align), bool ``True``/``False``,
+  ``nan``/``inf``/``-inf`` spelled out, complex ``a+bj``.
+- :func:`write_refusal`, :func:`parse_value` and :func:`write_element` write one element *in
+  place* (every alias sees it), after refusing, in plain words, what should not be written.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from . import memory
+from .stats import Cancelled
+
+Value = torch.Tensor | np.ndarray
+Progress = Callable[[float], None]
+CancelFn = Callable[[], bool]
+
+PARTS = ("magnitude", "phase", "real", "imag")
+DEFAULT_MAX_CELLS = 250_000  # a 500 x 500 heatmap; a table or a 1-D plot of 250k points
+BACKGROUND_NUMEL = 1 << 20  # values larger than this are previewed off the UI thread
+_CHUNK_CELLS = 1 << 16  # cells copied between progress/cancel checks
+
+__all__ = [
+    "BACKGROUND_NUMEL",
+    "DEFAULT_MAX_CELLS",
+    "PARTS",
+    "Cancelled",
+    "NumberFormat",
+    "Plane",
+    "PreviewError",
+    "Sample",
+    "WriteRefused",
+    "check_showable",
+    "choose_format",
+    "choose_steps",
+    "default_axes",
+    "downsample",
+    "dtype_kind",
+    "format_value",
+    "needs_background",
+    "parse_value",
+    "slice_plane",
+    "write_element",
+    "write_refusal",
+]
+
+
+class PreviewError(ValueError):
+    """The value cannot be shown; the message says why in plain words."""
+
+
+class WriteRefused(ValueError):
+    """An element cannot (or should not) be written; the message says why in plain words."""
+
+
+# ---------------------------------------------------------------------------- kinds
+
+
+def dtype_kind(dtype: Any) -> str:
+    """``"bool"``, ``"int"``, ``"uint"``, ``"float"``, ``"complex"`` or ``"other"``.
+
+    ``dtype`` is a torch dtype, a NumPy dtype (or anything ``np.dtype`` accepts).
+    """
+    if isinstance(dtype, torch.dtype):
+        if dtype == torch.bool:
+            return "bool"
+        if dtype.is_complex:
+            return "complex"
+        if dtype.is_floating_point:
+            return "float"
+        if dtype in (torch.uint8, torch.uint16, torch.uint32, torch.uint64):
+            return "uint"
+        if dtype in (torch.int8, torch.int16, torch.int32, torch.int64):
+            return "int"
+        return "other"  # quantized, bits...
+    try:
+        k = np.dtype(dtype).kind
+    except TypeError:
+        return "other"
+    return {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}.get(k, "other")
+
+
+def _shape(value: Value) -> tuple[int, ...]:
+    return tuple(int(n) for n in value.shape)
+
+
+def check_showable(value: Any) -> None:
+    """Raise :class:`PreviewError` with a plain message when ``value`` has no numbers to show."""
+    if isinstance(value, torch.Tensor):
+        if value.is_meta:
+            raise PreviewError(
+                f"meta tensor: it has a shape {list(value.shape)} and a dtype ({value.dtype}) "
+                "but no data to show"
+            )
+        if getattr(value, "is_nested", False):
+            raise PreviewError("nested tensor: its rows have different lengths; not shown")
+        if value.layout != torch.strided:
+            raise PreviewError(
+                f"sparse tensor ({value.layout}): convert it with .to_dense() to see its values"
+            )
+        if value.is_quantized:
+            raise PreviewError("quantized tensor: call .dequantize() to see its values")
+    elif isinstance(value, np.ndarray):
+        pass
+    else:
+        raise PreviewError(f"not a tensor or an array: {type(value).__name__}")
+    if dtype_kind(value.dtype) == "other":
+        raise PreviewError(f"values of dtype {value.dtype} are not numbers; not shown")
+    if any(n == 0 for n in value.shape):
+        raise PreviewError(f"empty: shape {list(value.shape)} has no elements")
+
+
+def needs_background(value: Value) -> bool:
+    """True when even a preview of ``value`` may take a while (large, mapped, or on a GPU)."""
+    if isinstance(value, torch.Tensor):
+        if value.is_meta:
+            return False
+        return value.device.type != "cpu" or value.numel() > BACKGROUND_NUMEL
+    return int(value.size) > BACKGROUND_NUMEL or _is_mapped(value)
+
+
+def _is_mapped(a: np.ndarray) -> bool:
+    base: Any = a
+    while base is not None:
+        if isinstance(base, np.memmap | mmap.mmap):
+            return True
+        base = getattr(base, "base", None)
+    return False
+
+
+def default_axes(ndim: int) -> tuple[int, ...]:
+    """The axes shown first: none for 0-d, the only one for 1-d, the last two otherwise."""
+    if ndim == 0:
+        return ()
+    if ndim == 1:
+        return (0,)
+    return (ndim - 2, ndim - 1)
+
+
+# ---------------------------------------------------------------------------- downsampling
+
+
+def choose_steps(shape: Sequence[int], max_cells: int) -> tuple[int, ...]:
+    """A step per axis so that taking every ``step``-th element leaves at most ``max_cells``.
+
+    Small axes (at most the fair share of the budget) are kept whole; the others share one
+    common step, so a heatmap's cells stay square.
+    """
+    shape = [max(1, int(n)) for n in shape]
+    budget = max(1, int(max_cells))
+    steps = [1] * len(shape)
+    if math.prod(shape) <= budget:
+        return tuple(steps)
+    rest = sorted(range(len(shape)), key=lambda i: shape[i])
+    while rest:
+        k = len(rest)
+        i = rest[0]
+        share = max(1, int(budget ** (1.0 / k) + 1e-9))
+        if shape[i] <= share:
+            budget = max(1, budget // shape[i])
+            rest.pop(0)
+            continue
+        total = math.prod(shape[j] for j in rest)
+        s = max(1, math.ceil((total / budget) ** (1.0 / k)))
+        while math.prod(-(-shape[j] // s) for j in rest) > budget:
+            s += 1
+        for j in rest:
+            steps[j] = s
+        break
+    return tuple(steps)
+
+
+@dataclass(frozen=True, eq=False)
+class Sample:
+    """Every ``steps[d]``-th element of a value along each axis ``d``, copied small.
+
+    ``values`` has the value's own dtype where NumPy has it (bfloat16 and float8 become
+    float32, complex32 becomes complex64), native byte order. Cell ``(i, j, ...)`` is element
+    ``(i * steps[0], j * steps[1], ...)`` of the original: see :meth:`positions`.
+    """
+
+    values: np.ndarray
+    steps: tuple[int, ...]
+    shape: tuple[int, ...]  # the original's shape
+
+    def positions(self, axis: int) -> np.ndarray:
+        """Original indices along ``axis`` of the sample's cells along that axis."""
+        return np.arange(0, self.shape[axis], self.steps[axis], dtype=np.int64)
+
+    @property
+    def downsampled(self) -> bool:
+        return any(s > 1 for s in self.steps)
+
+
+def _numpy_dtype_for(t: torch.Tensor) -> torch.dtype | None:
+    """The torch dtype to convert to before ``.numpy()``, or None when it converts as is."""
+    if t.dtype in (torch.bfloat16,) or (t.dtype.is_floating_point and t.element_size() == 1):
+        return torch.float32
+    if t.dtype == torch.complex32:
+        return torch.complex64
+    return None
+
+
+def _chunk_to_numpy(t: torch.Tensor) -> np.ndarray:
+    t = t.detach()
+    if t.device.type != "cpu":
+        t = t.to("cpu")  # copies only this (small) strided view
+    conv = _numpy_dtype_for(t)
+    if conv is not None:
+        t = t.to(conv)
+    if t.is_conj():
+        t = t.resolve_conj()
+    if t.is_neg():
+        t = t.resolve_neg()
+    return t.numpy()
+
+
+def _materialise(view: Value, progress: Progress | None, cancel: CancelFn | None) -> np.ndarray:
+    """Copy a (small) view into a new native-order NumPy array, in chunks along axis 0."""
+    is_tensor = isinstance(view, torch.Tensor)
+    if view.ndim == 0:
+        out = _chunk_to_numpy(view) if is_tensor else np.array(view)
+        out = np.array(out)
+        if not out.dtype.isnative:
+            out = out.astype(out.dtype.newbyteorder("="))
+        return out
+    if is_tensor:
+        conv = _numpy_dtype_for(view)
+        probe = torch.empty(0, dtype=conv or view.dtype)
+        np_dtype = probe.numpy().dtype
+    else:
+        np_dtype = view.dtype.newbyteorder("=") if not view.dtype.isnative else view.dtype
+    shape = tuple(int(n) for n in view.shape)
+    out = np.empty(shape, dtype=np_dtype)
+    rows = shape[0]
+    per_row = max(1, math.prod(shape[1:]))
+    step = max(1, _CHUNK_CELLS // per_row)
+    for r in range(0, rows, step):
+        if cancel is not None and cancel():
+            raise Cancelled("preview cancelled")
+        chunk = view[r : r + step]
+        out[r : r + step] = _chunk_to_numpy(chunk) if is_tensor else chunk
+        if progress is not None:
+            progress(min(1.0, (r + step) / rows))
+    return out
+
+
+def downsample(
+    value: Any,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    progress: Progress | None = None,
+    cancel: CancelFn | None = None,
+) -> Any:
+    """Every n-th element of ``value`` along each axis, at most ``max_cells`` of them.
+
+    ``value`` is a torch tensor (any device; only the sampled elements are copied to the CPU)
+    or a NumPy array (memory-mapped and negative-stride ones included) -> :class:`Sample`; or a
+    :class:`Plane` -> a coarser :class:`Plane` whose cells are a subset of the original's.
+    The value is never copied whole: the sample is taken through a strided view.
+    ``progress(fraction)`` is called as it copies; ``cancel() -> True`` raises
+    :class:`Cancelled`.
+    """
+    if isinstance(value, Plane):
+        return _downsample_plane(value, max_cells)
+    check_showable(value)
+    shape = _shape(value)
+    steps = choose_steps(shape, max_cells)
+    view = value[tuple(slice(None, None, s) for s in steps)] if shape else value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # non-writable NumPy memory maps
+        values = _materialise(view, progress, cancel)
+    return Sample(values=values, steps=steps, shape=shape)
+
+
+# ---------------------------------------------------------------------------- planes
+
+
+@dataclass(frozen=True, eq=False)
+class Plane:
+    """The 0-, 1- or 2-D slice of a value that is drawn, possibly downsampled.
+
+    ``data`` (float64) is what is drawn: the chosen complex ``part``, bool as 0/1, integers as
+    floats; ``raw`` holds the same cells in their own dtype (exact integers, complex numbers).
+    ``nan``/``posinf``/``neginf`` are masks over ``data``. Displayed cell ``(i, j)`` is element
+    :meth:`original_index` ``(i, j)`` of the whole value: along displayed axis ``d`` it is
+    ``positions(d)[i]``, every other axis ``a`` is held at ``index[a]``.
+    """
+
+    data: np.ndarray
+    raw: np.ndarray
+    nan: np.ndarray
+    posinf: np.ndarray
+    neginf: np.ndarray
+    shape: tuple[int, ...]  # the whole value's shape
+    dtype: str  # the value's dtype, as torch or NumPy spells it
+    kind: str  # "bool" | "int" | "uint" | "float" | "complex"
+    axes: tuple[int, ...]  # displayed axes of the value (rows, columns)
+    index: dict[int, int] = field(default_factory=dict)  # every other axis -> its index
+    steps: tuple[int, ...] = ()  # step along each displayed axis
+    part: str | None = None  # complex part shown; None for real values
+    lo: float | None = None  # smallest finite displayed value (None: no finite value)
+    hi: float | None = None
+
+    @property
+    def full_size(self) -> tuple[int, ...]:
+        """Sizes of the displayed axes in the original (before downsampling)."""
+        return tuple(self.shape[a] for a in self.axes)
+
+    @property
+    def downsampled(self) -> bool:
+        return any(s > 1 for s in self.steps)
+
+    def positions(self, d: int) -> np.ndarray:
+        """Original indices along displayed axis ``d`` (0: rows, 1: columns) of its cells."""
+        return np.arange(0, self.full_size[d], self.steps[d], dtype=np.int64)
+
+    def original_index(self, *cell: int) -> tuple[int, ...]:
+        """The index into the whole value of displayed cell ``cell`` (one int per axis)."""
+        if len(cell) != len(self.axes):
+            raise IndexError(f"expected {len(self.axes)} indices, got {len(cell)}")
+        full = [0] * len(self.shape)
+        for a, i in self.index.items():
+            full[a] = i
+        for d, (a, c) in enumerate(zip(self.axes, cell, strict=True)):
+            if not 0 <= c < self.data.shape[d]:
+                raise IndexError(f"cell {cell} outside a plane of shape {self.data.shape}")
+            full[a] = int(c) * self.steps[d]
+        return tuple(full)
+
+    @property
+    def nan_count(self) -> int:
+        return int(self.nan.sum())
+
+    @property
+    def posinf_count(self) -> int:
+        return int(self.posinf.sum())
+
+    @property
+    def neginf_count(self) -> int:
+        return int(self.neginf.sum())
+
+
+def _display(raw: np.ndarray, kind: str, part: str | None) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        if kind == "complex":
+            if part == "phase":
+                return np.angle(raw).astype(np.float64)
+            if part == "real":
+                return raw.real.astype(np.float64)
+            if part == "imag":
+                return raw.imag.astype(np.float64)
+            return np.abs(raw).astype(np.float64)
+        return raw.astype(np.float64)
+
+
+def _make_plane(
+    raw: np.ndarray,
+    *,
+    shape: tuple[int, ...],
+    dtype: str,
+    kind: str,
+    axes: tuple[int, ...],
+    index: dict[int, int],
+    steps: tuple[int, ...],
+    part: str | None,
+) -> Plane:
+    data = _display(raw, kind, part)
+    nan = np.isnan(data)
+    posinf = np.isposinf(data)
+    neginf = np.isneginf(data)
+    finite = data[~(nan | posinf | neginf)]
+    lo = float(finite.min()) if finite.size else None
+    hi = float(finite.max()) if finite.size else None
+    return Plane(data=data, raw=raw, nan=nan, posinf=posinf, neginf=neginf, shape=shape,
+                 dtype=dtype, kind=kind, axes=axes, index=index, steps=steps,
+                 part=part if kind == "complex" else None, lo=lo, hi=hi)
+
+
+def slice_plane(
+    value: Value,
+    axes: Sequence[int] | None = None,
+    index: dict[int, int] | None = None,
+    part: str = "magnitude",
+    max_cells: int = DEFAULT_MAX_CELLS,
+    progress: Progress | None = None,
+    cancel: CancelFn | None = None,
+) -> Plane:
+    """The plane of ``value`` over ``axes`` (rows, columns), other axes held at ``index``.
+
+    ``axes``: 0, 1 or 2 distinct axes (default :func:`default_axes`); their order is the
+    order displayed, so ``(1, 0)`` shows the transpose. ``index`` maps every other axis to an
+    index (default 0; negative counts from the end). ``part`` picks what a complex value shows:
+    ``"magnitude"``, ``"phase"`` (radians), ``"real"`` or ``"imag"``. At most ``max_cells``
+    cells are read (see :func:`downsample`). Raises :class:`PreviewError` for values with no
+    numbers to show, ``ValueError`` for bad axes, indices or parts.
+    """
+    check_showable(value)
+    if isinstance(value, torch.Tensor):
+        value = value.detach()  # a view: no autograd nodes for the slicing below
+    shape = _shape(value)
+    ndim = len(shape)
+    axes_t = tuple(int(a) for a in (default_axes(ndim) if axes is None else axes))
+    axes_t = tuple(a + ndim if a < 0 else a for a in axes_t)
+    if len(axes_t) > 2 or len(set(axes_t)) != len(axes_t) or any(
+        not 0 <= a < ndim for a in axes_t
+    ):
+        raise ValueError(f"axes {tuple(axes) if axes is not None else ()} do not fit shape "
+                         f"{list(shape)}: give up to two distinct axes")
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
+    given = dict(index or {})
+    fixed: dict[int, int] = {}
+    for a in range(ndim):
+        if a in axes_t:
+            continue
+        i = int(given.get(a, given.get(a - ndim, 0)))
+        if not -shape[a] <= i < shape[a]:
+            raise ValueError(f"index {i} is out of range for axis {a} of size {shape[a]}")
+        fixed[a] = i % shape[a]
+    key = tuple(fixed[a] if a in fixed else slice(None) for a in range(ndim))
+    sub = value[key] if ndim else value
+    sample = downsample(sub, max_cells, progress, cancel)
+    raw = sample.values
+    steps = sample.steps
+    if len(axes_t) == 2 and axes_t[0] > axes_t[1]:
+        raw = raw.T
+        steps = steps[::-1]
+    kind = dtype_kind(value.dtype)
+    return _make_plane(raw, shape=shape, dtype=str(value.dtype), kind=kind, axes=axes_t,
+                       index=fixed, steps=tuple(steps), part=part)
+
+
+def _downsample_plane(plane: Plane, max_cells: int) -> Plane:
+    steps = choose_steps(plane.raw.shape, max_cells)
+    if not any(s > 1 for s in steps):
+        return plane
+    raw = plane.raw[tuple(slice(None, None, s) for s in steps)].copy()
+    return _make_plane(raw, shape=plane.shape, dtype=plane.dtype, kind=plane.kind,
+                       axes=plane.axes, index=dict(plane.index),
+                       steps=tuple(a * b for a, b in zip(plane.steps, steps, strict=True)),
+                       part=plane.part or "magnitude")
+
+
+# ---------------------------------------------------------------------------- number formats
+
+
+def _g(x: float) -> str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    s = f"{x:.6g}"
+    return "0" if s == "-0" else s
+
+
+def format_value(x: Any, dtype: Any = None) -> str:
+    """One number for people: ints exact, floats ``%.6g``, ``True``/``False``, ``nan``,
+    ``inf``, ``-inf``, complex ``a+bj``. ``dtype`` (torch or NumPy) decides the kind; without
+    it the Python type of ``x`` does."""
+    if isinstance(x, torch.Tensor | np.ndarray):
+        x = x.item()
+    kind = dtype_kind(dtype) if dtype is not None else None
+    if kind is None or kind == "other":
+        if isinstance(x, bool | np.bool_):
+            kind = "bool"
+        elif isinstance(x, int | np.integer):
+            kind = "int"
+        elif isinstance(x, complex | np.complexfloating):
+            kind = "complex"
+        else:
+            kind = "float"
+    if kind == "bool":
+        return "True" if bool(x) else "False"
+    if kind in ("int", "uint"):
+        return str(int(x))
+    if kind == "complex":
+        z = complex(x)
+        re, im = _g(z.real), _g(z.imag)
+        sign = "-" if im.startswith("-") else "+"
+        return f"{re}{sign}{im.lstrip('-')}j"
+    return _g(float(x))
+
+
+@dataclass(frozen=True)
+class NumberFormat:
+    """One way to spell every number of a plane, so a table's columns line up.
+
+    ``style``: ``"bool"``, ``"int"``, ``"fixed"`` (``decimals`` after the point), ``"sci"``
+    (``decimals`` in the mantissa) or ``"complex"`` (each part ``%.6g``).
+    """
+
+    style: str
+    decimals: int = 0
+
+    def format(self, x: Any) -> str:
+        if self.style == "bool":
+            return "True" if bool(x) else "False"
+        if self.style == "int":
+            return str(int(x))
+        if self.style == "complex":
+            return format_value(complex(x), "complex64")
+        v = float(x)
+        if not math.isfinite(v):
+            return _g(v)
+        if self.style == "sci":
+            return f"{v:.{self.decimals}e}"
+        s = f"{v:.{self.decimals}f}"
+        return s[1:] if s.startswith("-") and float(s) == 0.0 else s
+
+
+def choose_format(values: np.ndarray, kind: str, sample: int = 4096) -> NumberFormat:
+    """The :class:`NumberFormat` for ``values`` (a plane's ``raw``) of dtype kind ``kind``.
+
+    Floats get fixed decimals when every value reads well that way (as many decimals as the
+    ``%.6g`` spelling of the most precise one needs), scientific otherwise; at most ``sample``
+    values (spread evenly) are looked at, so this stays fast on any plane.
+    """
+    if kind == "bool":
+        return NumberFormat("bool")
+    if kind in ("int", "uint"):
+        return NumberFormat("int")
+    if kind == "complex":
+        return NumberFormat("complex")
+    flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    if flat.size > sample:
+        flat = flat[:: -(-flat.size // sample)]
+    flat = flat[np.isfinite(flat)]
+    if flat.size == 0:
+        return NumberFormat("fixed", 0)
+    decimals, sci, mantissa = 0, False, 0
+    for v in flat.tolist():
+        s = f"{v:.6g}"
+        if "e" in s:
+            sci = True
+            m = s.split("e")[0]
+            mantissa = max(mantissa, len(m.split(".")[1]) if "." in m else 0)
+        elif "." in s:
+            decimals = max(decimals, len(s.split(".")[1]))
+    if sci or decimals > 8:
+        if not sci:  # tiny values only: as many mantissa digits as %.6g would show
+            mantissa = 5
+        return NumberFormat("sci", mantissa)
+    return NumberFormat("fixed", decimals)
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def write_refusal(value: Any) -> str | None:
+    """Why one element of ``value`` should not be written in place, or None when it may be."""
+    if isinstance(value, torch.Tensor):
+        if value.is_meta:
+            return "a meta tensor has no data to write into"
+        if value.layout != torch.strided or value.is_quantized:
+            return f"writing single elements of a {value.layout} tensor is not supported here"
+        if value.is_inference():
+            return ("an inference tensor (made under torch.inference_mode) cannot be changed "
+                    "in place outside inference mode")
+        if value.requires_grad and value.is_leaf:
+            return ("a leaf tensor that requires grad cannot be changed in place: autograd "
+                    "would lose track of it (optimizers do it under torch.no_grad())")
+        base = value._base
+        if base is not None and base.requires_grad and base.is_leaf:
+            return ("this is a view of a leaf tensor that requires grad; changing it in place "
+                    "would change that leaf")
+        if memory.internal_overlap(value):
+            return ("several elements share the same memory (an expanded or broadcast view): "
+                    "writing one would change them all")
+        return None
+    if isinstance(value, np.ndarray):
+        if not value.flags.writeable:
+            return ("the array is read-only (a read-only memory map, or a broadcast view); "
+                    "copy it to change it")
+        if memory.internal_overlap(value):
+            return ("several elements share the same memory (a broadcast or strided view): "
+                    "writing one would change them all")
+        return None
+    return f"not a tensor or an array: {type(value).__name__}"
+
+
+def parse_value(text: str, dtype: Any) -> bool | int | float | complex:
+    """Read ``text`` as one element of ``dtype`` (torch or NumPy); ValueError in plain words."""
+    s = text.strip()
+    kind = dtype_kind(dtype)
+    if not s:
+        raise ValueError("type a number")
+    if kind == "bool":
+        low = s.lower()
+        if low in ("true", "1", "yes"):
+            return True
+        if low in ("false", "0", "no"):
+            return False
+        raise ValueError(f"{s!r} is not a bool: type True or False")
+    if kind in ("int", "uint"):
+        try:
+            f = float(s)
+        except ValueError:
+            raise ValueError(f"{s!r} is not a number") from None
+        try:
+            n = int(s)
+        except ValueError:
+            if not math.isfinite(f) or f != int(f):
+                raise ValueError(f"{s!r} is not a whole number; {dtype} holds integers") \
+                    from None
+            n = int(f)
+        info = torch.iinfo(dtype) if isinstance(dtype, torch.dtype) else np.iinfo(dtype)
+        if not info.min <= n <= info.max:
+            raise ValueError(f"{n} does not fit in {dtype} ({info.min} to {info.max})")
+        return n
+    if kind == "complex":
+        try:
+            return complex(s.replace(" ", "").replace("i", "j"))
+        except ValueError:
+            raise ValueError(f"{s!r} is not a complex number (write it like 1+2j)") from None
+    try:
+        return float(s)
+    except ValueError:
+        raise ValueError(f"{s!r} is not a number") from None
+
+
+def write_element(value: Value, index: Sequence[int], new: Any) -> None:
+    """Write ``new`` into element ``index`` of ``value`` in place (aliases see the change).
+
+    Raises :class:`WriteRefused` when :func:`write_refusal` objects, ``IndexError`` for an
+    index outside the value. Tensors are written under ``torch.no_grad()`` (the write is a
+    change of data, not a step of the computation), which bumps their version counter.
+    """
+    reason = write_refusal(value)
+    if reason is not None:
+        raise WriteRefused(reason)
+    idx = tuple(int(i) for i in index)
+    if len(idx) != value.ndim:
+        raise IndexError(f"index {list(idx)} does not fit shape {list(value.shape)}")
+    for i, n in zip(idx, value.shape, strict=True):
+        if not -n <= i < n:
+            raise IndexError(f"index {list(idx)} is outside shape {list(value.shape)}")
+    if isinstance(value, torch.Tensor):
+        with torch.no_grad():
+            value[idx] = new
+    else:
+        value[idx] = new
