@@ -861,18 +861,24 @@ def backward(
     captured: list[Any] = [None] * len(nodes)
     setter = captured.__setitem__
     handles = []
-    try:
-        with _no_gc():
+    error: RuntimeError | None = None
+    # The hooks and their handles are freed (by reference counting) before the collector is
+    # back on, so they do not count towards triggering a full collection afterwards.
+    with _no_gc():
+        try:
             for nid in hooked:
                 handles.append(
                     functions[nid].register_hook(lambda gi, go, nid=nid: setter(nid, (gi, go)))
                 )
             torch.autograd.backward(root, grad_tensor, retain_graph=retain_graph)
-    except RuntimeError as exc:
-        raise _explain(exc, graph) from exc
-    finally:
-        for h in handles:
-            h.remove()
+        except RuntimeError as exc:
+            error = exc
+        finally:
+            for h in handles:
+                h.remove()
+            handles.clear()
+    if error is not None:
+        raise _explain(error, graph) from error
 
     leaf_grads: dict[int, torch.Tensor | None] = {}
     grads: dict[str, torch.Tensor | None] = {}
