@@ -49,7 +49,7 @@ _SNAPSHOT_ALL = 64 << 20
 _INPLACE_METHODS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
      "setdefault", "sort", "reverse", "fill", "put", "resize", "itemset", "partition",
-     "setflags", "byteswap", "backward", "zero_grad", "step", "train", "eval", "retain_grad",
+     "setflags", "byteswap", "zero_grad", "step", "train", "eval", "retain_grad",
      "popitem"}
 )  # fmt: skip
 _INPLACE_FUNCTIONS = re.compile(
@@ -134,9 +134,24 @@ class Binding:
 _GRAD_CONTEXT = re.compile(r"\b(no_grad|inference_mode|enable_grad|set_grad_enabled)\s*\(")
 
 
+def _segment(lines: list[bytes], node: ast.AST) -> str | None:
+    """The source text of ``node`` (like ``ast.get_source_segment``, on pre-split lines)."""
+    try:
+        first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+        start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+    except AttributeError:
+        return None
+    if last is None or end is None:
+        return None
+    if first == last:
+        return lines[first][start:end].decode()
+    parts = [lines[first][start:], *lines[first + 1 : last], lines[last][:end]]
+    return b"".join(parts).decode()
+
+
 class _Analysis(ast.NodeVisitor):
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, lines: list[bytes]) -> None:
+        self.lines = lines
         self.bound: list[str] = []
         self.mutated: list[str] = []
         self.deleted: list[str] = []
@@ -148,7 +163,7 @@ class _Analysis(ast.NodeVisitor):
         self.may_mutate = False
 
     def text(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source, node) or ast.unparse(node)
+        return _segment(self.lines, node) or ast.unparse(node)
 
     def _grad_mode(self) -> str | None:
         mode = None
@@ -344,8 +359,8 @@ class Program:
     filename: str
     statements: list[Statement]
     lines: list[str]
-    # (first line, last line, is compound, names in order) of every statement, nested ones too
-    spans: list[tuple[int, int, bool, list[str]]] = field(default_factory=list)
+    tree: ast.Module | None = None
+    _spans: list[tuple[int, int, list[str]]] | None = field(default=None, repr=False)
 
     def line_text(self, line: int | None) -> str | None:
         if line is None or not 1 <= line <= len(self.lines):
@@ -353,19 +368,36 @@ class Program:
         return self.lines[line - 1].strip()
 
     def names_on(self, line: int) -> list[str]:
-        best: tuple[int, int, bool, list[str]] | None = None
-        for span in self.spans:
+        """Names used by the innermost statement on ``line`` (only the header of a compound
+        statement such as ``for``/``if``/``with``), in order of appearance."""
+        if self._spans is None:
+            self._spans = _spans(self.tree) if self.tree is not None else []
+        best: tuple[int, int, list[str]] | None = None
+        for span in self._spans:
             if not span[0] <= line <= span[1]:
                 continue
             if best is None or span[1] - span[0] <= best[1] - best[0]:
                 best = span
-        return best[3] if best else []
+        return best[2] if best else []
+
+
+def _spans(tree: ast.Module) -> list[tuple[int, int, list[str]]]:
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            header = _header_nodes(node)
+            end = node.end_lineno or node.lineno
+            if header != [node]:
+                end = max([node.lineno] + [getattr(h, "end_lineno", None) or node.lineno
+                                           for h in header])  # fmt: skip
+            spans.append((node.lineno, end, _ordered_names(header)))
+    return spans
 
 
 def compile_program(source: str) -> Program:
     """Parse, check and compile ``source``; raise :class:`ProgramError` if it is refused."""
     filename = f"{_PROGRAM_PREFIX} {next(_serial)}>"
-    lines = source.splitlines()
+    lines = [line.rstrip("\r\n") for line in io.StringIO(source, newline="").readlines()]
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
@@ -374,22 +406,12 @@ def compile_program(source: str) -> Program:
         sandbox.check(tree)
     except sandbox.Refused as exc:
         raise _refused(exc.message, exc.line, lines) from None
-    spans = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt):
-            compound = _header_nodes(node) != [node]
-            end = node.end_lineno or node.lineno
-            if compound:
-                end = max(
-                    [node.lineno]
-                    + [getattr(h, "end_lineno", None) or node.lineno for h in _header_nodes(node)]
-                )
-            spans.append((node.lineno, end, compound, _ordered_names(_header_nodes(node))))
     statements = []
+    encoded = [line.encode() for line in io.StringIO(source, newline="").readlines()]
     for stmt in tree.body:
-        info = _Analysis(source)
+        info = _Analysis(encoded)
         info.visit(stmt)
-        text = ast.get_source_segment(source, stmt) or ast.unparse(stmt)
+        text = _segment(encoded, stmt) or ast.unparse(stmt)
         is_expr = isinstance(stmt, ast.Expr)
         try:
             rewritten = sandbox.rewrite(ast.Module(body=[stmt], type_ignores=[]))
@@ -419,7 +441,7 @@ def compile_program(source: str) -> Program:
                 may_mutate=info.may_mutate,
             )
         )
-    return Program(source, filename, statements, lines, spans)
+    return Program(source, filename, statements, lines, tree)
 
 
 def _syntax(exc: SyntaxError, lines: list[str]) -> ProgramError:
@@ -773,7 +795,8 @@ class Runner:
         bound, changed, deleted = self._diff(before, stmt)
         result = None
         if stmt.is_expression and value is not None:
-            result = _short_repr(value)
+            same = next((n for n, v in self.user_items() if v is value), None)
+            result = same if same is not None else _short_repr(value)
         added = [n for n in bound if n not in before]
         return Outcome(bound, changed, deleted, output, notes, result, value, added)
 
