@@ -1,0 +1,901 @@
+"""Values panel: the numbers of one value, drawn.
+
+0-d as a big number; 1-d as a line plot; 2-d (and the chosen plane of an n-d value) as a heatmap
+with a colour bar and the value under the cursor; or any of these as a table. NaN, +Inf and -Inf
+are painted in the theme's colours; complex values show their magnitude, phase, real or
+imaginary part. An n-d value gets a slider per axis that is not displayed and two choosers for
+the displayed axes. A huge value is shown as a strided preview computed in the background.
+
+The panel holds no facts of its own: every number it shows comes from
+:mod:`tensor_explorer.core.preview` (planes, previews, formats, writes). Editing a table cell
+writes the element in place through a write handler the owner can replace
+(:meth:`ValuesPanel.set_write_handler`) and announces it with :attr:`ValuesPanel.edited`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core import preview
+from ..core.preview import Plane
+from . import theme
+from .workers import Task
+
+WriteHandler = Callable[[str | None, tuple[int, ...], Any], None]
+
+#: every view the panel can show (``ValuesPanel.current_view()``)
+VIEWS = ("message", "scalar", "plot", "heatmap", "table")
+_PLOT_SYMBOLS_UP_TO = 200  # 1-d plots mark every point when there are at most this many
+
+
+# ---------------------------------------------------------------------------- table model
+
+
+class PlaneTableModel(QtCore.QAbstractTableModel):
+    """A read/write table over a :class:`Plane`; cells are formatted only when Qt asks.
+
+    Rows and columns are headed by their index in the original value. Editing a cell calls
+    ``edit(cell, text) -> bool`` (the panel's writer).
+    """
+
+    def __init__(self, edit: Callable[[tuple[int, ...], str], bool],
+                 parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self._edit = edit
+        self.plane: Plane | None = None
+        self._formats: dict[int, preview.NumberFormat] = {}
+        self._rows = np.zeros(0, dtype=np.int64)
+        self._cols = np.zeros(0, dtype=np.int64)
+        self._colours: dict[str, QtGui.QColor] = {}
+        self.restyle()
+
+    def set_plane(self, plane: Plane | None) -> None:
+        """Show ``plane`` (None: an empty table)."""
+        self.beginResetModel()
+        self.plane = plane
+        self._formats = {}
+        if plane is not None:
+            nd = plane.raw.ndim
+            self._rows = plane.positions(0) if nd >= 1 else np.zeros(1, dtype=np.int64)
+            self._cols = plane.positions(1) if nd == 2 else np.zeros(1, dtype=np.int64)
+        self.endResetModel()
+
+    def column_format(self, column: int) -> preview.NumberFormat:
+        """The number format of one column (chosen once from its values, so it aligns)."""
+        fmt = self._formats.get(column)
+        if fmt is None:
+            plane = self.plane
+            assert plane is not None
+            values = plane.raw[:, column] if plane.raw.ndim == 2 else plane.raw
+            fmt = preview.choose_format(values, plane.kind, sample=1024)
+            self._formats[column] = fmt
+        return fmt
+
+    def sample_texts(self, column: int, rows: int = 64) -> list[str]:
+        """Formatted texts of up to ``rows`` cells of ``column``, spread evenly (for widths)."""
+        plane = self.plane
+        if plane is None:
+            return []
+        n = self.rowCount()
+        picks = range(0, n, max(1, n // rows))
+        return [self.data(self.index(r, column)) for r in picks]
+
+    def restyle(self) -> None:
+        """Take the colours of non-finite cells from the current theme."""
+        t = theme.current()
+        self._colours = {}
+        for key, colour in (("nan", t.nan), ("posinf", t.posinf), ("neginf", t.neginf)):
+            fg = QtGui.QColor(colour)
+            bg = QtGui.QColor(colour)
+            bg.setAlpha(60)
+            self._colours[key] = fg
+            self._colours[key + "_bg"] = bg
+        if self.plane is not None:
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(self.rowCount() - 1, self.columnCount() - 1))
+
+    # -- shape
+    def rowCount(self, parent: Any = None) -> int:
+        if self.plane is None or (parent is not None and parent.isValid()):
+            return 0
+        return int(self.plane.raw.shape[0]) if self.plane.raw.ndim >= 1 else 1
+
+    def columnCount(self, parent: Any = None) -> int:
+        if self.plane is None or (parent is not None and parent.isValid()):
+            return 0
+        return int(self.plane.raw.shape[1]) if self.plane.raw.ndim == 2 else 1
+
+    def cell(self, index: QtCore.QModelIndex) -> tuple[int, ...]:
+        """The plane cell of a model index: ``()``, ``(row,)`` or ``(row, column)``."""
+        nd = self.plane.raw.ndim if self.plane is not None else 0
+        return ((), (index.row(),), (index.row(), index.column()))[nd]
+
+    # -- content
+    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole
+             ) -> Any:
+        plane = self.plane
+        if plane is None or not index.isValid():
+            return None
+        R = QtCore.Qt.ItemDataRole
+        cell = self.cell(index)
+        if role == R.DisplayRole:
+            return self.column_format(index.column()).format(plane.raw[cell])
+        if role == R.EditRole:
+            return _exact_text(plane.raw[cell], plane.kind)
+        if role == R.TextAlignmentRole:
+            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        if role in (R.ForegroundRole, R.BackgroundRole):
+            key = _nonfinite_key(plane, cell)
+            if key is None:
+                return None
+            return self._colours[key if role == R.ForegroundRole else key + "_bg"]
+        if role == R.ToolTipRole:
+            idx = ", ".join(map(str, plane.original_index(*cell)))
+            return f"[{idx}] = {preview.format_value(plane.raw[cell], plane.dtype)}"
+        return None
+
+    def headerData(self, section: int, orientation: QtCore.Qt.Orientation,
+                   role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != QtCore.Qt.ItemDataRole.DisplayRole or self.plane is None:
+            return None
+        nd = self.plane.raw.ndim
+        if orientation == QtCore.Qt.Orientation.Vertical:
+            return str(int(self._rows[section])) if nd >= 1 and section < len(self._rows) else ""
+        return str(int(self._cols[section])) if nd == 2 and section < len(self._cols) else ""
+
+    def flags(self, index: QtCore.QModelIndex) -> QtCore.Qt.ItemFlag:
+        base = super().flags(index)
+        if self.plane is not None and index.isValid():
+            return base | QtCore.Qt.ItemFlag.ItemIsEditable
+        return base
+
+    def setData(self, index: QtCore.QModelIndex, value: Any,
+                role: int = QtCore.Qt.ItemDataRole.EditRole) -> bool:
+        if role != QtCore.Qt.ItemDataRole.EditRole or self.plane is None or not index.isValid():
+            return False
+        return self._edit(self.cell(index), str(value))
+
+
+def _exact_text(x: Any, kind: str) -> str:
+    """A cell's value at full precision, for the editor."""
+    v = x.item() if hasattr(x, "item") else x
+    if kind == "bool":
+        return "True" if v else "False"
+    if kind in ("int", "uint"):
+        return str(int(v))
+    return repr(v).strip("()")
+
+
+def _nonfinite_key(plane: Plane, cell: tuple[int, ...]) -> str | None:
+    if plane.nan[cell]:
+        return "nan"
+    if plane.posinf[cell]:
+        return "posinf"
+    if plane.neginf[cell]:
+        return "neginf"
+    return None
+
+
+# ---------------------------------------------------------------------------- the panel
+
+
+class ValuesPanel(QtWidgets.QWidget):
+    """The numbers of one value: number, plot, heatmap or table; see the module docstring.
+
+    Signals:
+        edited(name, index, new_value): an element was written in place by a table edit
+            (``name`` is the name given to :meth:`set_value`, possibly None; ``index`` a tuple
+            into the whole value).
+        plane_shown(): a new plane (or message) is on screen.
+    """
+
+    edited = QtCore.Signal(object, tuple, object)
+    plane_shown = QtCore.Signal()
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None,
+                 max_cells: int = preview.DEFAULT_MAX_CELLS) -> None:
+        super().__init__(parent)
+        self.max_cells = int(max_cells)
+        self._name: str | None = None
+        self._value: Any = None
+        self._plane: Plane | None = None
+        self._axes: tuple[int, ...] = ()
+        self._index: dict[int, int] = {}
+        self._part = "magnitude"
+        self._mode = "auto"
+        self._task: Task | None = None
+        self._write_handler: WriteHandler | None = None
+        self._view = "message"
+        self.sliders: dict[int, QtWidgets.QSlider] = {}
+        self._slider_labels: dict[int, QtWidgets.QLabel] = {}
+        self._build()
+        theme.state().changed.connect(self._restyle)
+        self._restyle()
+        self.set_value(None, None)
+
+    # ------------------------------------------------------------------ construction
+
+    def _build(self) -> None:
+        self.title = QtWidgets.QLabel()
+        self.title.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.mode_box = QtWidgets.QComboBox()
+        self.mode_box.addItem(self.tr("Chart"), "auto")
+        self.mode_box.addItem(self.tr("Table"), "table")
+        self.mode_box.setToolTip(self.tr("Draw the values (number, plot or heatmap) or list "
+                                         "them in a table"))
+        self.mode_box.currentIndexChanged.connect(self._on_mode_box)
+        self.part_label = QtWidgets.QLabel(self.tr("show"))
+        self.part_box = QtWidgets.QComboBox()
+        for part, text in (("magnitude", self.tr("magnitude |z|")),
+                           ("phase", self.tr("phase (radians)")),
+                           ("real", self.tr("real part")), ("imag", self.tr("imaginary part"))):
+            self.part_box.addItem(text, part)
+        self.part_box.setToolTip(self.tr("Which part of the complex numbers is drawn"))
+        self.part_box.currentIndexChanged.connect(self._on_part_box)
+        self.rows_label = QtWidgets.QLabel(self.tr("rows"))
+        self.row_axis_box = QtWidgets.QComboBox()
+        self.cols_label = QtWidgets.QLabel(self.tr("columns"))
+        self.col_axis_box = QtWidgets.QComboBox()
+        for box in (self.row_axis_box, self.col_axis_box):
+            box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.row_axis_box.setToolTip(self.tr("The axis drawn downwards"))
+        self.col_axis_box.setToolTip(self.tr("The axis drawn across"))
+        self.row_axis_box.activated.connect(lambda _i: self._on_axis_box(0))
+        self.col_axis_box.activated.connect(lambda _i: self._on_axis_box(1))
+
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self.title, 1)
+        for w in (self.part_label, self.part_box, self.rows_label, self.row_axis_box,
+                  self.cols_label, self.col_axis_box, self.mode_box):
+            top.addWidget(w)
+
+        self.slider_box = QtWidgets.QWidget()
+        self.slider_grid = QtWidgets.QGridLayout(self.slider_box)
+        self.slider_grid.setContentsMargins(0, 0, 0, 0)
+
+        self.stack = QtWidgets.QStackedWidget()
+        # message
+        self.message = QtWidgets.QLabel()
+        self.message.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        # scalar
+        self.scalar = QtWidgets.QLabel()
+        self.scalar.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        self.scalar.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        # 1-d plot
+        self.plot_widget = pg.PlotWidget()
+        self.plot_item = self.plot_widget.getPlotItem()
+        self.plot_item.showGrid(x=True, y=True, alpha=0.25)
+        self.plot_item.setMenuEnabled(False)
+        self.curve = self.plot_item.plot([], [], connect="finite")
+        self.marks = pg.ScatterPlotItem()
+        self.marks.setZValue(10)
+        self.plot_item.addItem(self.marks)
+        # 2-d heatmap
+        self.heat_widget = pg.GraphicsLayoutWidget()
+        self.heat_item = self.heat_widget.addPlot()
+        self.heat_item.setMenuEnabled(False)
+        self.heat_item.invertY(True)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.overlay = pg.ImageItem(axisOrder="row-major")
+        self.overlay.setZValue(10)
+        self.heat_item.addItem(self.image)
+        self.heat_item.addItem(self.overlay)
+        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), interactive=False, width=18,
+                                        colorMapMenu=False)
+        self.colorbar.setImageItem(self.image, insert_in=self.heat_item)
+        # table
+        self.table = QtWidgets.QTableView()
+        self.model = PlaneTableModel(self._edit_cell, self)
+        self.table.setModel(self.model)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.horizontalHeader().setDefaultSectionSize(96)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QtWidgets.QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self._pages = {"message": self.message, "scalar": self.scalar,
+                       "plot": self.plot_widget, "heatmap": self.heat_widget,
+                       "table": self.table}
+        for w in self._pages.values():
+            self.stack.addWidget(w)
+
+        self.hover = QtWidgets.QLabel(" ")
+        self.hover.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = QtWidgets.QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(160)
+        self.progress.setFormat(self.tr("computing preview… %p%"))
+        self.progress.hide()
+        bottom = QtWidgets.QHBoxLayout()
+        bottom.addWidget(self.status, 1)
+        bottom.addWidget(self.progress)
+
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addLayout(top)
+        lay.addWidget(self.slider_box)
+        lay.addWidget(self.stack, 1)
+        lay.addWidget(self.hover)
+        lay.addLayout(bottom)
+
+        # hover, rate-limited: the slot runs at most 30 times a second
+        self._heat_proxy = pg.SignalProxy(self.heat_widget.scene().sigMouseMoved,
+                                          rateLimit=30, slot=self._on_heat_hover)
+        self._plot_proxy = pg.SignalProxy(self.plot_widget.scene().sigMouseMoved,
+                                          rateLimit=30, slot=self._on_plot_hover)
+
+    # ------------------------------------------------------------------ public API
+
+    def set_value(self, name: str | None, value: Any) -> None:
+        """Show ``value`` (a tensor or an array) under ``name``; None clears the panel.
+
+        Any preview still being computed for the previous value is cancelled. The displayed
+        axes and slider positions are reset to their defaults.
+        """
+        self._cancel_task()
+        self._name = name
+        self._value = value
+        self._plane = None
+        self._index = {}
+        self._part = "magnitude"
+        with QtCore.QSignalBlocker(self.part_box):
+            self.part_box.setCurrentIndex(0)
+        if value is None:
+            self._set_controls(None)
+            self._show_message(self.tr("No value selected."))
+            self.title.setText("")
+            return
+        try:
+            preview.check_showable(value)
+        except preview.PreviewError as exc:
+            self.title.setText(self._title_text())
+            self._set_controls(None)
+            self._show_message(str(exc))
+            return
+        self.title.setText(self._title_text())
+        self._axes = preview.default_axes(value.ndim)
+        self._set_controls(value)
+        self._request_plane()
+
+    def refresh(self) -> None:
+        """Read the current value again (after it was changed in place elsewhere)."""
+        if self._value is not None and self._axes is not None:
+            try:
+                preview.check_showable(self._value)
+            except preview.PreviewError as exc:
+                self._show_message(str(exc))
+                return
+            self._request_plane()
+
+    def value(self) -> Any:
+        """The value shown (None when nothing is)."""
+        return self._value
+
+    def name(self) -> str | None:
+        return self._name
+
+    def plane(self) -> Plane | None:
+        """The plane on screen (None when a message is shown)."""
+        return self._plane
+
+    def current_view(self) -> str:
+        """Which view is on screen: one of :data:`VIEWS`."""
+        return self._view
+
+    def mode(self) -> str:
+        return self._mode
+
+    def set_mode(self, mode: str) -> None:
+        """``"auto"`` (number, plot or heatmap by rank) or ``"table"``."""
+        if mode not in ("auto", "table"):
+            raise ValueError(f"mode must be 'auto' or 'table', not {mode!r}")
+        self._mode = mode
+        with QtCore.QSignalBlocker(self.mode_box):
+            self.mode_box.setCurrentIndex(0 if mode == "auto" else 1)
+        if self._plane is not None:
+            self._draw(self._plane)
+
+    def set_part(self, part: str) -> None:
+        """Which part of a complex value is drawn: one of :data:`preview.PARTS`."""
+        if part not in preview.PARTS:
+            raise ValueError(f"part must be one of {preview.PARTS}, not {part!r}")
+        self._part = part
+        with QtCore.QSignalBlocker(self.part_box):
+            self.part_box.setCurrentIndex(preview.PARTS.index(part))
+        self.refresh()
+
+    def axes(self) -> tuple[int, ...]:
+        """The displayed axes of the value, (rows, columns)."""
+        return self._axes
+
+    def set_axes(self, rows: int, cols: int) -> None:
+        """Display axis ``rows`` downwards and ``cols`` across (n-d values, n >= 2)."""
+        v = self._value
+        if v is None or v.ndim < 2:
+            raise ValueError("choosing axes needs a value with at least two dimensions")
+        nd = v.ndim
+        rows, cols = rows % nd, cols % nd
+        if rows == cols:
+            raise ValueError("the row and column axes must differ")
+        self._axes = (rows, cols)
+        self._rebuild_sliders(v)
+        self._sync_axis_boxes()
+        self._request_plane()
+
+    def index(self) -> dict[int, int]:
+        """The index at which every axis that is not displayed is held."""
+        return {a: self._index.get(a, 0) for a in self.sliders}
+
+    def set_index(self, axis: int, i: int) -> None:
+        """Hold ``axis`` (not displayed) at index ``i`` (moves its slider)."""
+        if axis not in self.sliders:
+            raise ValueError(f"axis {axis} is displayed or does not exist")
+        self.sliders[axis].setValue(int(i))
+
+    def set_write_handler(self, fn: WriteHandler | None) -> None:
+        """Who writes a table edit: ``fn(name, index, new_value)``; raise to refuse (the
+        message is shown). None restores the default, which writes the element in place with
+        :func:`preview.write_element` and refuses what it refuses."""
+        self._write_handler = fn
+
+    def busy(self) -> bool:
+        """True while a preview is being computed in the background."""
+        return self._task is not None
+
+    def cell_text(self, *cell: int) -> str:
+        """``"[i, j] = value"`` for a displayed cell (what hovering over it shows)."""
+        plane = self._plane
+        if plane is None:
+            return ""
+        idx = plane.original_index(*cell)
+        text = preview.format_value(plane.raw[cell], plane.dtype)
+        if plane.kind == "complex" and plane.part is not None:
+            shown = preview.format_value(plane.data[cell], "float64")
+            text += f"   ({self._part_text()} {shown})"
+        return f"[{', '.join(map(str, idx))}] = {text}"
+
+    # ------------------------------------------------------------------ controls
+
+    def _title_text(self) -> str:
+        v = self._value
+        name = html.escape(self._name) if self._name else self.tr("(unnamed)")
+        if not hasattr(v, "shape") or not hasattr(v, "dtype"):
+            return f"<b>{name}</b>"
+        shape = " × ".join(str(int(n)) for n in v.shape) if v.ndim else self.tr("scalar")
+        where = ""
+        if hasattr(v, "device") and getattr(v.device, "type", "cpu") != "cpu":
+            where = f" · {v.device}"
+        return f"<b>{name}</b> &nbsp; {shape} · {v.dtype}{where}"
+
+    def _set_controls(self, value: Any) -> None:
+        nd = value.ndim if value is not None else -1
+        is_complex = value is not None and preview.dtype_kind(value.dtype) == "complex"
+        self.part_label.setVisible(is_complex)
+        self.part_box.setVisible(is_complex)
+        show_axes = nd >= 2
+        for w in (self.rows_label, self.row_axis_box, self.cols_label, self.col_axis_box):
+            w.setVisible(show_axes)
+        if show_axes:
+            for box in (self.row_axis_box, self.col_axis_box):
+                with QtCore.QSignalBlocker(box):
+                    box.clear()
+                    for a in range(nd):
+                        box.addItem(self.tr("axis {axis} ({size})").format(
+                            axis=a, size=int(value.shape[a])), a)
+            self._sync_axis_boxes()
+        self._rebuild_sliders(value)
+
+    def _sync_axis_boxes(self) -> None:
+        if len(self._axes) == 2:
+            for box, a in ((self.row_axis_box, self._axes[0]), (self.col_axis_box, self._axes[1])):
+                with QtCore.QSignalBlocker(box):
+                    box.setCurrentIndex(a)
+
+    def _rebuild_sliders(self, value: Any) -> None:
+        while self.slider_grid.count():
+            item = self.slider_grid.takeAt(0)
+            w = item.widget()
+            if w is not None:
+                w.deleteLater()
+        self.sliders = {}
+        self._slider_labels = {}
+        v = value
+        extra = [] if v is None or v.ndim < 3 else [a for a in range(v.ndim)
+                                                    if a not in self._axes]
+        for row, a in enumerate(extra):
+            n = int(v.shape[a])
+            i = min(self._index.get(a, 0), n - 1)
+            self._index[a] = i
+            name = QtWidgets.QLabel(self.tr("axis {axis}").format(axis=a))
+            slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+            slider.setRange(0, n - 1)
+            slider.setValue(i)
+            slider.setPageStep(max(1, n // 10))
+            slider.setToolTip(self.tr("Which index of axis {axis} is shown").format(axis=a))
+            label = QtWidgets.QLabel()
+            label.setMinimumWidth(90)
+            slider.valueChanged.connect(lambda i, a=a: self._on_slider(a, i))
+            self.slider_grid.addWidget(name, row, 0)
+            self.slider_grid.addWidget(slider, row, 1)
+            self.slider_grid.addWidget(label, row, 2)
+            self.sliders[a] = slider
+            self._slider_labels[a] = label
+            self._update_slider_label(a)
+        self._index = {a: i for a, i in self._index.items() if a in self.sliders}
+        self.slider_box.setVisible(bool(extra))
+
+    def _update_slider_label(self, axis: int) -> None:
+        n = int(self._value.shape[axis])
+        self._slider_labels[axis].setText(
+            self.tr("index {i} of 0–{last}").format(i=self._index.get(axis, 0), last=n - 1))
+
+    @QtCore.Slot(int)
+    def _on_mode_box(self, i: int) -> None:
+        self.set_mode(self.mode_box.itemData(i))
+
+    @QtCore.Slot(int)
+    def _on_part_box(self, i: int) -> None:
+        self.set_part(self.part_box.itemData(i))
+
+    def _on_axis_box(self, which: int) -> None:
+        rows = self.row_axis_box.currentData()
+        cols = self.col_axis_box.currentData()
+        if rows == cols:  # picked the other one's axis: swap them
+            old = self._axes
+            rows, cols = (rows, old[0]) if which == 0 else (old[1], cols)
+        self.set_axes(int(rows), int(cols))
+
+    def _on_slider(self, axis: int, i: int) -> None:
+        self._index[axis] = int(i)
+        self._update_slider_label(axis)
+        self._request_plane()
+
+    # ------------------------------------------------------------------ computing planes
+
+    def _cancel_task(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self.progress.hide()
+
+    def _request_plane(self) -> None:
+        """Compute the plane for the current axes/index/part: here when it is cheap, else in
+        the background (cancelling any earlier request)."""
+        self._cancel_task()
+        value, axes, index, part = self._value, self._axes, dict(self._index), self._part
+        max_cells = self.max_cells
+
+        def compute(progress: preview.Progress | None = None,
+                    cancel: preview.CancelFn | None = None) -> Plane:
+            return preview.slice_plane(value, axes, index, part, max_cells, progress, cancel)
+
+        if not preview.needs_background(value):
+            try:
+                plane = compute()
+            except (preview.PreviewError, ValueError, RuntimeError, TypeError) as exc:
+                self._show_message(str(exc))
+                return
+            self._show_plane(plane)
+            return
+        task = Task(compute, self)
+        task.progress.connect(self._on_progress)
+        task.finished.connect(self._on_task_finished)
+        task.failed.connect(self._on_task_failed)
+        self._task = task
+        self.progress.setValue(0)
+        self.progress.show()
+        self.status.setText(html.escape(self.tr("computing preview…")))
+        task.start()
+
+    @QtCore.Slot(float)
+    def _on_progress(self, fraction: float) -> None:
+        self.progress.setValue(round(100 * fraction))
+
+    @QtCore.Slot(object)
+    def _on_task_finished(self, plane: object) -> None:
+        if self.sender() is not self._task:
+            return
+        self._task = None
+        self.progress.hide()
+        assert isinstance(plane, Plane)
+        self._show_plane(plane)
+
+    @QtCore.Slot(str)
+    def _on_task_failed(self, message: str) -> None:
+        if self.sender() is not self._task:
+            return
+        self._task = None
+        self.progress.hide()
+        self._show_message(message.split(": ", 1)[-1])
+
+    # ------------------------------------------------------------------ drawing
+
+    def _show_message(self, text: str) -> None:
+        self._plane = None
+        self.message.setText(text)
+        self.status.setText("")
+        self.hover.setText(" ")
+        self._switch("message")
+        self.plane_shown.emit()
+
+    def _switch(self, view: str) -> None:
+        self._view = view
+        self.stack.setCurrentWidget(self._pages[view])
+
+    def _show_plane(self, plane: Plane) -> None:
+        self._plane = plane
+        self._draw(plane)
+        self.plane_shown.emit()
+
+    def _draw(self, plane: Plane) -> None:
+        if self._mode == "table":
+            self.model.set_plane(plane)
+            self._fit_columns()
+            self._switch("table")
+        elif plane.data.ndim == 0:
+            self._draw_scalar(plane)
+            self._switch("scalar")
+        elif plane.data.ndim == 1:
+            self._draw_plot(plane)
+            self._switch("plot")
+        else:
+            self._draw_heatmap(plane)
+            self._switch("heatmap")
+        self.hover.setText(" ")
+        self.status.setText(self._status_text(plane))
+
+    def _fit_columns(self) -> None:
+        """Size the first columns to their (sampled) widest text; the rest get the widest."""
+        fm = QtGui.QFontMetrics(self.table.font())
+        header = self.table.horizontalHeader()
+        pad = int(18 * theme.state().scale)
+        widest = 0
+        for c in range(min(self.model.columnCount(), 256)):
+            texts = [*self.model.sample_texts(c), str(self.model.headerData(
+                c, QtCore.Qt.Orientation.Horizontal))]
+            w = max(fm.horizontalAdvance(t) for t in texts) + pad
+            header.resizeSection(c, w)
+            widest = max(widest, w)
+        if widest:
+            header.setDefaultSectionSize(widest)
+
+    def _draw_scalar(self, plane: Plane) -> None:
+        t = theme.current()
+        text = preview.format_value(plane.raw[()], plane.dtype)
+        colour = t.text
+        key = _nonfinite_key(plane, ())
+        if key is not None:
+            colour = getattr(t, key)
+        if plane.kind == "complex":
+            text += "\n" + f"{self._part_text()} = " + preview.format_value(plane.data[()],
+                                                                               "float64")
+        self.scalar.setText(html.escape(text).replace("\n", "<br/><small>") +
+                            ("</small>" if "\n" in text else ""))
+        size = round(32 * theme.state().scale)
+        self.scalar.setStyleSheet(f"color: {colour}; font-size: {size}pt;")
+
+    def _draw_plot(self, plane: Plane) -> None:
+        t = theme.current()
+        x = plane.positions(0).astype(np.float64)
+        y = np.where(np.isfinite(plane.data), plane.data, np.nan)
+        scale = theme.state().scale
+        pen = pg.mkPen(t.series[0], width=1.6 * scale)
+        n = len(x)
+        symbols: dict[str, Any] = {}
+        if n <= _PLOT_SYMBOLS_UP_TO:
+            symbols = {"symbol": "o", "symbolSize": 5 * scale, "symbolPen": None,
+                       "symbolBrush": t.series[0]}
+        else:
+            symbols = {"symbol": None}
+        self.curve.setData(x, y, pen=pen, connect="finite", **symbols)
+        lo = plane.lo if plane.lo is not None else 0.0
+        hi = plane.hi if plane.hi is not None else 1.0
+        spots = []
+        for key, mask, symbol, ypos in (("nan", plane.nan, "x", lo),
+                                        ("posinf", plane.posinf, "t1", hi),
+                                        ("neginf", plane.neginf, "t", lo)):
+            colour = getattr(t, key)
+            for i in np.flatnonzero(mask)[:10_000]:
+                spots.append({"pos": (x[i], ypos), "symbol": symbol, "size": 12 * scale,
+                              "brush": pg.mkBrush(colour), "pen": pg.mkPen(colour, width=2)})
+        self.marks.setData(spots)
+        self.plot_item.setLabel("bottom", self.tr("index"))
+        self.plot_item.setLabel("left", self._part_text() if plane.kind == "complex" else "")
+        self.plot_item.enableAutoRange()
+
+    def _draw_heatmap(self, plane: Plane) -> None:
+        t = theme.current()
+        finite = ~(plane.nan | plane.posinf | plane.neginf)
+        lo, hi = _levels(plane)
+        shown = np.where(finite, plane.data, lo)
+        self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
+        sr, sc = plane.steps
+        rows, cols = shown.shape
+        rect = QtCore.QRectF(-0.5, -0.5, cols * sc, rows * sr)
+        self.image.setRect(rect)
+        self.colorbar.setLevels((lo, hi))
+        if finite.all():
+            self.overlay.clear()
+            self.overlay.hide()
+        else:
+            rgba = np.zeros((rows, cols, 4), dtype=np.uint8)
+            for key, mask in (("nan", plane.nan), ("posinf", plane.posinf),
+                              ("neginf", plane.neginf)):
+                c = QtGui.QColor(getattr(t, key))
+                rgba[mask] = (c.red(), c.green(), c.blue(), 255)
+            self.overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
+            self.overlay.setRect(rect)
+            self.overlay.show()
+        r_axis, c_axis = plane.axes
+        self.heat_item.setLabel("left", self.tr("axis {axis}").format(axis=r_axis))
+        self.heat_item.setLabel("bottom", self.tr("axis {axis}").format(axis=c_axis))
+        self.heat_item.getViewBox().setRange(rect, padding=0)
+
+    def _part_text(self) -> str:
+        return {"magnitude": self.tr("magnitude"), "phase": self.tr("phase"),
+                "real": self.tr("real part"), "imag": self.tr("imaginary part")}[self._part]
+
+    def _status_text(self, plane: Plane) -> str:
+        parts: list[str] = []
+        if plane.downsampled:
+            size = " × ".join(str(n) for n in plane.full_size)
+            steps = plane.steps
+            if len(steps) == 1:
+                parts.append(self.tr("preview: 1 of every {r} elements of {size}").format(
+                    r=steps[0], size=size))
+            else:
+                parts.append(self.tr(
+                    "preview: 1 of every {r} rows and 1 of every {c} columns of {size}"
+                ).format(r=steps[0], c=steps[1], size=size))
+        if plane.index:
+            key = ", ".join(str(plane.index[a]) if a in plane.index else ":"
+                            for a in range(len(plane.shape)))
+            transposed = ".T" if len(plane.axes) == 2 and plane.axes[0] > plane.axes[1] else ""
+            parts.append(self.tr("showing {expr}").format(
+                expr=f"{self._name or 'value'}[{key}]{transposed}"))
+        text = html.escape(" · ".join(parts))
+        t = theme.current()
+        legend = []
+        for key, count, label in (("nan", plane.nan_count, "NaN"),
+                                  ("posinf", plane.posinf_count, "+Inf"),
+                                  ("neginf", plane.neginf_count, "−Inf")):
+            if count:
+                legend.append(f'<span style="color:{getattr(t, key)}">■</span> '
+                              f"{count} {label}")
+        if legend:
+            shown = self.tr("shown")
+            text = (text + " · " if text else "") + ", ".join(legend) + " " + html.escape(shown)
+        if self._mode == "table" and plane.downsampled:
+            text += " · " + html.escape(self.tr("row and column headers give the true index"))
+        return text
+
+    # ------------------------------------------------------------------ hover
+
+    def _on_heat_hover(self, event: tuple[Any, ...]) -> None:
+        plane = self._plane
+        if plane is None or self._view != "heatmap" or plane.data.ndim != 2:
+            return
+        pos = event[0]
+        vb = self.heat_item.getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            self.hover.setText(" ")
+            return
+        p = vb.mapSceneToView(pos)
+        i = int(np.floor((p.y() + 0.5) / plane.steps[0]))
+        j = int(np.floor((p.x() + 0.5) / plane.steps[1]))
+        if 0 <= i < plane.data.shape[0] and 0 <= j < plane.data.shape[1]:
+            self.hover.setText(self.cell_text(i, j))
+        else:
+            self.hover.setText(" ")
+
+    def _on_plot_hover(self, event: tuple[Any, ...]) -> None:
+        plane = self._plane
+        if plane is None or self._view != "plot" or plane.data.ndim != 1:
+            return
+        pos = event[0]
+        vb = self.plot_item.getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            self.hover.setText(" ")
+            return
+        p = vb.mapSceneToView(pos)
+        i = round(p.x() / plane.steps[0])
+        if 0 <= i < plane.data.shape[0]:
+            self.hover.setText(self.cell_text(i))
+        else:
+            self.hover.setText(" ")
+
+    # ------------------------------------------------------------------ editing
+
+    def _default_write(self, name: str | None, index: tuple[int, ...], new: Any) -> None:
+        preview.write_element(self._value, index, new)
+
+    def _edit_cell(self, cell: tuple[int, ...], text: str) -> bool:
+        """Write the table edit ``text`` at plane ``cell`` into the value; False if refused."""
+        plane, value = self._plane, self._value
+        if plane is None or value is None:
+            return False
+        index = plane.original_index(*cell)
+        try:
+            new = preview.parse_value(text, value.dtype)
+        except ValueError as exc:
+            self._refuse(str(exc))
+            return False
+        handler = self._write_handler or self._default_write
+        try:
+            handler(self._name, index, new)
+        except Exception as exc:  # a refusal from the handler: shown, never raised
+            self._refuse(str(exc) or type(exc).__name__)
+            return False
+        self.edited.emit(self._name, index, new)
+        self.refresh()
+        return True
+
+    def _refuse(self, reason: str) -> None:
+        t = theme.current()
+        self.status.setText(f'<span style="color:{t.error}">'
+                            f"{html.escape(self.tr('Not written: '))}{html.escape(reason)}"
+                            "</span>")
+
+    def last_message(self) -> str:
+        """The plain text of the status line (notes, refusals)."""
+        doc = QtGui.QTextDocument()
+        doc.setHtml(self.status.text())
+        return doc.toPlainText()
+
+    # ------------------------------------------------------------------ theme
+
+    @QtCore.Slot()
+    def _restyle(self) -> None:
+        t = theme.current()
+        scale = theme.state().scale
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(theme.BASE_POINT_SIZE * scale)
+        for w in (self.plot_widget, self.heat_widget):
+            w.setBackground(t.base)
+        for item in (self.plot_item, self.heat_item):
+            for side in ("left", "bottom"):
+                ax = item.getAxis(side)
+                ax.setPen(pg.mkPen(t.border))
+                ax.setTextPen(pg.mkPen(t.text))
+                ax.setStyle(tickFont=font)
+                ax.label.setFont(font)
+        cbar_axis = self.colorbar.axis
+        cbar_axis.setPen(pg.mkPen(t.border))
+        cbar_axis.setTextPen(pg.mkPen(t.text))
+        cbar_axis.setStyle(tickFont=font)
+        self.colorbar.setColorMap(pg.colormap.get(t.colormap))
+        mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+        mono.setPointSizeF(theme.BASE_POINT_SIZE * scale)
+        self.table.setFont(mono)
+        self.table.verticalHeader().setDefaultSectionSize(int(22 * scale))
+        self.table.horizontalHeader().setDefaultSectionSize(int(96 * scale))
+        self.message.setStyleSheet(f"color: {t.muted};")
+        self.hover.setStyleSheet(f"color: {t.text};")
+        self.model.restyle()
+        if self._plane is not None:
+            self._draw(self._plane)
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        self._cancel_task()
+        super().closeEvent(event)
+
+
+def _levels(plane: Plane) -> tuple[float, float]:
+    """Colour-bar range of a plane: its finite range, widened when it is a single value."""
+    if plane.kind == "bool":
+        return 0.0, 1.0
+    if plane.lo is None or plane.hi is None:
+        return 0.0, 1.0
+    lo, hi = plane.lo, plane.hi
+    if lo == hi:
+        return lo - 0.5, hi + 0.5
+    return lo, hi
