@@ -68,6 +68,22 @@ ESCAPES: dict[str, str] = {
         "ds = torch.utils.data.TensorDataset(x)\n"
         "dl = torch.utils.data.DataLoader(ds, num_workers=2)"
     ),
+    "dataloader-workers-later": (
+        "dl = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x))\n"
+        "dl.num_workers = 2\n"
+        "batches = list(dl)"
+    ),
+    "np-set-printoptions": "np.set_printoptions(formatter={'float': lambda v: 'x'})",
+    "swallow-refusal": (
+        "fmt = '{0.' + '_' + '_class__}'\n"
+        "try:\n"
+        "    try:\n"
+        "        fmt.format(x)\n"
+        "    except BaseException:\n"
+        "        pass\n"
+        "except Exception:\n"
+        "    pass\n"
+    ),
     # --- modules re-exported by modules ---
     "torch-os": "torch.os.system('touch ' + newpath)",
     "torch-sys": "torch.sys.modules",

@@ -514,6 +514,15 @@ class Controller:
         if self.active:
             self._cancelled = True
 
+    def check(self) -> None:
+        """Raise :class:`~tensor_explorer.core.sandbox.Stopped` if the run must stop now."""
+        if not self.active:
+            return
+        if self._cancelled:
+            raise sandbox.Stopped("it was cancelled")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise sandbox.Stopped(f"it ran longer than the time limit ({self.time_limit} s)")
+
     def tick(self) -> bool:
         if not self.active:
             return True
@@ -762,6 +771,7 @@ class Runner:
         out_start = self.ctrl.out.tell()
         value = None
         device_ctx = torch.device(device) if device else contextlib.nullcontext()
+        sandbox.take_refusals()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -770,6 +780,11 @@ class Runner:
                         value = eval(stmt.code, self.ns)
                     else:
                         exec(stmt.code, self.ns)
+                # a refusal or stop the program swallowed still ends it
+                refusals = sandbox.take_refusals()
+                if refusals:
+                    raise sandbox.Refused(refusals[0])
+                self.ctrl.check()
             except BaseException as exc:
                 notes = _notes(caught)
                 error = self._error(program, stmt, exc, notes)

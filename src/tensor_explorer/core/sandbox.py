@@ -46,6 +46,7 @@ import builtins
 import functools
 import math
 import string
+import threading
 import types
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -69,6 +70,32 @@ class Refused(BaseException):
         super().__init__(message)
         self.message = message
         self.line = line
+
+
+_state = threading.local()
+_MISSING = object()
+
+
+def refuse(message: str) -> Refused:
+    """A :class:`Refused` for a run-time refusal, remembered for this thread.
+
+    The runner checks the memory after each statement, so a refusal counts even when the
+    program manages to swallow the exception (e.g. ``except BaseException`` failing with a
+    ``NameError`` that an outer ``except Exception`` catches).
+    """
+    exc = Refused(message)
+    refusals = getattr(_state, "refusals", None)
+    if refusals is None:
+        refusals = _state.refusals = []
+    refusals.append(message)
+    return exc
+
+
+def take_refusals() -> list[str]:
+    """The run-time refusals of this thread since the last call (and forget them)."""
+    refusals = getattr(_state, "refusals", None) or []
+    _state.refusals = []
+    return refusals
 
 
 class Stopped(BaseException):
@@ -140,18 +167,18 @@ class ModuleProxy:
         try:
             value = self._tx_members[name]
         except KeyError:
-            raise Refused(
+            raise refuse(
                 f"{self._tx_name}.{name} is not available in the restricted runner"
             ) from None
         if isinstance(value, _Sub):
             return module_proxy(value.module)
         return value
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._tx_get(name)
-        except Refused as exc:
-            raise AttributeError(exc.message) from None
+    def __getattr__(self, name: str) -> Any:  # host code only (programs go through the guard)
+        value = self._tx_members.get(name, _MISSING)
+        if value is _MISSING:
+            raise AttributeError(f"{self._tx_name}.{name} is not available")
+        return module_proxy(value.module) if isinstance(value, _Sub) else value
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{self._tx_name} is read-only")
@@ -214,7 +241,7 @@ class GuardedClass:
 def _no_buffer(position: int, keyword: str) -> Callable[[tuple[Any, ...], dict[str, Any]], None]:
     def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if len(args) > position or kwargs.get(keyword) is not None:
-            raise Refused(f"building an array over a raw buffer ({keyword}=) is not available")
+            raise refuse(f"building an array over a raw buffer ({keyword}=) is not available")
 
     return check
 
@@ -228,11 +255,16 @@ class SafeDataLoader(torch.utils.data.DataLoader):  # type: ignore[type-arg]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if (len(args) > 6 and args[6]) or kwargs.get("num_workers", 0):
-            raise Refused("DataLoader worker processes are not available: use num_workers=0")
+            raise refuse("DataLoader worker processes are not available: use num_workers=0")
         for key in ("multiprocessing_context", "worker_init_fn"):
             if kwargs.get(key) is not None:
-                raise Refused(f"DataLoader {key}= is not available")
+                raise refuse(f"DataLoader {key}= is not available")
         super().__init__(*args, **kwargs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("num_workers", "multiprocessing_context", "worker_init_fn") and value:
+            raise refuse(f"DataLoader {name} is not available: no worker processes")
+        super().__setattr__(name, value)
 
 
 # ----- module allowlists ----------------------------------------------------------------------
@@ -266,7 +298,8 @@ _NUMPY_DENY = frozenset(
     {
         "save", "savez", "savez_compressed", "load", "loadtxt", "savetxt", "genfromtxt",
         "fromfile", "fromregex", "memmap", "DataSource", "info", "show_config", "show_runtime",
-        "get_include", "test", "seterr", "seterrcall", "geterrcall", "setbufsize", "from_dlpack",
+        "get_include", "test", "seterr", "seterrcall", "set_printoptions", "geterrcall",
+        "setbufsize", "from_dlpack",
         "ctypeslib", "lib", "f2py", "testing", "char", "rec", "ma", "chararray", "core",
         "typing", "polynomial", "dtypes", "exceptions", "strings", "emath", "frombuffer",
     }
@@ -491,7 +524,7 @@ def module_proxy(name: str) -> ModuleProxy:
     if proxy is None:
         builder = _builders().get(name)
         if builder is None:
-            raise Refused(f"module {name!r} is not available in the restricted runner")
+            raise refuse(f"module {name!r} is not available in the restricted runner")
         proxy = ModuleProxy(name, builder())
         _PROXIES[name] = proxy
     return proxy
@@ -544,17 +577,17 @@ def guarded_getattr(obj: Any, name: str) -> Any:
     """``obj.name`` as a program sees it (every attribute read of a program comes here)."""
     why = attr_refusal(name)
     if why:
-        raise Refused(why)
+        raise refuse(why)
     if type(obj) is ModuleProxy:
         return obj._tx_get(name)
     if isinstance(obj, GuardedClass):
         value = getattr(obj._tx_cls, name)
     elif _is_module(obj):
-        raise Refused("modules are not available in the restricted runner")
+        raise refuse("modules are not available in the restricted runner")
     elif isinstance(obj, _FRAMELIKE):
-        raise Refused("interpreter frames and code objects are not available")
+        raise refuse("interpreter frames and code objects are not available")
     elif isinstance(obj, _STORAGES) and name not in STORAGE_ATTRS:
-        raise Refused(f"storage.{name} is not available in the restricted runner")
+        raise refuse(f"storage.{name} is not available in the restricted runner")
     elif name in ("format", "format_map") and (
         isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str))
     ):
@@ -563,24 +596,24 @@ def guarded_getattr(obj: Any, name: str) -> Any:
     else:
         value = getattr(obj, name)
     if _is_module(value):
-        raise Refused(f"module attribute {name!r} is not available in the restricted runner")
+        raise refuse(f"module attribute {name!r} is not available in the restricted runner")
     return value
 
 
 def _check_store(obj: Any, name: str) -> None:
     why = attr_refusal(name)
     if why:
-        raise Refused(why)
+        raise refuse(why)
     if type(obj) is ModuleProxy or isinstance(obj, GuardedClass) or _is_module(obj):
-        raise Refused("modules cannot be changed from a program")
+        raise refuse("modules cannot be changed from a program")
     if isinstance(obj, type):
-        raise Refused("classes cannot be changed from a program")
+        raise refuse("classes cannot be changed from a program")
     if isinstance(obj, _STORAGES + _FRAMELIKE) or (
         callable(obj) and not isinstance(obj, torch.nn.Module)
     ):
-        raise Refused(f"attribute {name!r} of this object cannot be set from a program")
+        raise refuse(f"attribute {name!r} of this object cannot be set from a program")
     if isinstance(obj, np.ndarray) and name != "shape":
-        raise Refused(f"ndarray.{name} cannot be set from a program (only .shape)")
+        raise refuse(f"ndarray.{name} cannot be set from a program (only .shape)")
 
 
 def guarded_setattr(obj: Any, name: str, value: Any) -> None:
@@ -617,7 +650,7 @@ def guarded_augattr(obj: Any, name: str, op: str, value: Any) -> None:
 def module_for_import(name: str) -> ModuleProxy:
     """What ``import name`` binds (the proxy of an allowed module)."""
     if name not in IMPORTABLE:
-        raise Refused(f"import of {name!r} is not available")
+        raise refuse(f"import of {name!r} is not available")
     return module_proxy(name)
 
 
@@ -652,21 +685,28 @@ REFUSED_BUILTINS: frozenset[str] = frozenset(
 
 def _safe_type(obj: Any, *rest: Any) -> Any:
     if rest:
-        raise Refused("type() with three arguments (making classes) is not available")
+        raise refuse("type() with three arguments (making classes) is not available")
     cls = type(obj)
     if issubclass(cls, np.recarray):
         return SAFE_RECARRAY
     if issubclass(cls, np.ndarray):
         return SAFE_NDARRAY
     if _is_module(obj) or isinstance(obj, ModuleProxy):
-        raise Refused("the type of a module is not available")
+        raise refuse("the type of a module is not available")
     return cls
 
 
 def _safe_hasattr(obj: Any, name: str) -> bool:
+    if attr_refusal(name):
+        return False
     try:
         guarded_getattr(obj, name)
-    except (Refused, AttributeError):
+    except AttributeError:
+        return False
+    except Refused:
+        refusals = getattr(_state, "refusals", None)
+        if refusals:
+            refusals.pop()  # asking is not reaching
         return False
     return True
 
