@@ -113,6 +113,26 @@ def cmd_inspect(paths: Sequence[str], as_json: bool) -> int:
     return 1 if failed else 0
 
 
+# ---------------------------------------------------------------------------- screenshot
+
+
+def cmd_screenshot(ns: argparse.Namespace) -> int:
+    from .core.loading import LoadError
+    from .core.runner import ProgramError
+    from .qt.app import screenshot_main
+
+    try:
+        return screenshot_main(ns.source, ns.out, panel=ns.panel, step=ns.step,
+                               select=ns.select, size=ns.size, scale=ns.scale,
+                               theme_name=ns.theme, lang=ns.lang)
+    except (LoadError, ValueError, OSError) as exc:
+        _error(str(exc))
+        return 1
+    except ProgramError as exc:
+        _error(f"{ns.source}: " + " ".join(str(exc).splitlines()[:2]))
+        return 1
+
+
 # ---------------------------------------------------------------------------- main
 
 
@@ -129,7 +149,9 @@ def _parser(sub: str) -> argparse.ArgumentParser:
     elif sub == "screenshot":
         p.add_argument("source")
         p.add_argument("--out", required=True)
-        p.add_argument("--panel", default="window")
+        p.add_argument("--panel", default="window",
+                       choices=("workspace", "inspector", "values", "memory", "graph", "code",
+                                "build", "console", "window"))
         p.add_argument("--step", type=int)
         p.add_argument("--select")
         p.add_argument("--size")
@@ -148,6 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ns = _parser(sub).parse_args(args[1:])
             if sub == "inspect":
                 return cmd_inspect(ns.paths, ns.json)
+            if sub == "screenshot":
+                return cmd_screenshot(ns)
             _error(f"'{sub}' is not available in this version yet")
             return 2
         if args and args[0] in ("-h", "--help"):

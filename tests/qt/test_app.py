@@ -1,35 +1,129 @@
-"""The first window: values by name, the selected one's facts."""
+"""Starting the app, `explore`, and the headless `screenshot` command."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
+import pytest
 import torch
-from pytestqt.qtbot import QtBot
+from PySide6 import QtGui
 
-from tensor_explorer.qt.app import FactsWindow, sample_values
+from tensor_explorer.qt.app import explore, screenshot_main
+from tensor_explorer.qt.main_window import PANELS
+
+PROGRAM = """\
+array = np.array([[1.0, 2.0], [3.0, float('nan')]], dtype=np.float32)
+shared = torch.from_numpy(array)
+torch.manual_seed(0)
+w = torch.randn(2, 2, requires_grad=True)
+loss = (shared.nan_to_num() @ w).sum()
+"""
 
 
-def _facts_shown(win: FactsWindow) -> dict[str, str]:
-    t = win.table
-    return {t.item(r, 0).text(): t.item(r, 1).text() for r in range(t.rowCount())}
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    p = tmp_path / "lesson_like.py"
+    p.write_text(PROGRAM)
+    return p
 
 
-def test_window_lists_values_and_shows_facts(qtbot: QtBot) -> None:
-    values = sample_values()
-    win = FactsWindow(values)
+def _image(path: Path) -> QtGui.QImage:
+    img = QtGui.QImage(str(path))
+    assert not img.isNull()
+    return img
+
+
+def _distinct_colors(img: QtGui.QImage, step: int = 7) -> int:
+    seen = set()
+    for y in range(0, img.height(), step):
+        for x in range(0, img.width(), step):
+            seen.add(img.pixel(x, y))
+    return len(seen)
+
+
+@pytest.mark.parametrize("panel", [*PANELS, "window"])
+def test_screenshot_of_every_panel_is_not_blank(qtbot, program: Path, tmp_path: Path,
+                                                 panel: str) -> None:
+    out = tmp_path / f"{panel}.png"
+    assert screenshot_main(str(program), str(out), panel=panel, size="640x420") == 0
+    img = _image(out)
+    assert (img.width(), img.height()) == (640, 420)
+    assert _distinct_colors(img) > 6, f"{panel} looks blank"
+
+
+def test_screenshot_is_reproducible_and_options_change_it(qtbot, program, tmp_path) -> None:
+    def shot(name: str, **kw) -> bytes:
+        out = tmp_path / f"{name}.png"
+        screenshot_main(str(program), str(out), panel="inspector", size="500x400", **kw)
+        return out.read_bytes()
+
+    a, b = shot("a"), shot("b")
+    assert a == b  # same input -> same pixels
+    assert shot("dark", theme_name="dark") != a
+    assert shot("sel", select="array") != a
+    big = tmp_path / "big.png"
+    screenshot_main(str(program), str(big), panel="inspector", size="500x400", scale=2.0)
+    assert (_image(big).width(), _image(big).height()) == (1000, 800)
+
+
+def test_screenshot_svg_has_text(qtbot, program: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ws.svg"
+    screenshot_main(str(program), str(out), panel="workspace", size="500x300")
+    svg = out.read_text()
+    assert svg.startswith("<?xml") and "<svg" in svg and "shared" in svg
+
+
+def test_screenshot_bad_input_is_one_line_non_zero(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.npy"
+    bad.write_bytes(b"nope")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    for args in (
+        [str(bad), "--out", str(tmp_path / "x.png")],
+        [str(tmp_path / "missing.npy"), "--out", str(tmp_path / "x.png")],
+        [str(bad), "--out", str(tmp_path / "x.gif")],
+    ):
+        r = subprocess.run([sys.executable, "-m", "tensor_explorer", "screenshot", *args],
+                           capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode != 0
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_screenshot_cli_writes_png(tmp_path: Path) -> None:
+    np.save(tmp_path / "m.npy", np.arange(20.0).reshape(4, 5))
+    out = tmp_path / "m.png"
+    env = {**os.environ}
+    env.pop("QT_QPA_PLATFORM", None)  # the command must go headless on its own
+    env.pop("DISPLAY", None)
+    r = subprocess.run([sys.executable, "-m", "tensor_explorer", "screenshot",
+                        str(tmp_path / "m.npy"), "--out", str(out), "--panel", "values",
+                        "--size", "400x300"], capture_output=True, text=True, timeout=120,
+                       env=env)
+    assert r.returncode == 0, r.stderr
+    assert _image(out).width() == 400
+
+
+def test_explore_returns_when_not_blocking(qtbot) -> None:
+    from tensor_explorer.qt import app as app_mod
+
+    win = app_mod.explore(False, a=torch.ones(2), b=np.zeros(3))
     qtbot.addWidget(win)
-    assert [win.names.item(i).text() for i in range(win.names.count())] == list(values)
-    shown = _facts_shown(win)
-    assert shown["shape"] == "[2, 2]" and shown["kind"] == "ndarray"
-    win.names.setCurrentRow(1)  # `shared`, made by torch.from_numpy
-    shown = _facts_shown(win)
-    assert shown["dtype"] == "torch.float32" and shown["stride"] == "[2, 1]"
+    assert win.workspace.names() == ["a", "b"] and win.workspace.selected == "b"
+    assert win.isVisible()
+    assert explore is app_mod.explore
 
 
-def test_window_reports_load_errors_in_status_bar(qtbot: QtBot) -> None:
-    win = FactsWindow({"a": np.zeros(3)}, errors=["bad.npy: not a .npy array"])
-    qtbot.addWidget(win)
-    assert "bad.npy" in win.statusBar().currentMessage()
-    win.values["t"] = torch.ones(1)
-    win.show_facts("t")
-    assert _facts_shown(win)["numel"] == "1"
+def test_app_starts_on_files_and_programs(tmp_path: Path) -> None:
+    np.save(tmp_path / "some.npy", np.ones((2, 2)))
+    (tmp_path / "program.py").write_text("q = torch.ones(3)\n")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TENSOR_EXPLORER_QUIT_AFTER_MS": "300",
+           "TENSOR_EXPLORER_SETTINGS": str(tmp_path / "s.ini"),
+           "TENSOR_EXPLORER_NO_DIALOGS": "1"}
+    r = subprocess.run([sys.executable, "-m", "tensor_explorer", str(tmp_path / "some.npy"),
+                        str(tmp_path / "program.py")], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "window shown" in r.stdout

@@ -188,3 +188,56 @@ def _describe_array(a: np.ndarray) -> TensorFacts:
         mapped_file=loading.mapped_file_of(a),
         notes=notes,
     )
+
+
+# ---------------------------------------------------------------------------- summaries
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A short tag shown next to a value's name: ``kind`` is one of "shape", "dtype",
+    "device", "grad" (requires grad), "grad_fn" (computed by autograd), "has_grad" (.grad is
+    set), "no_grad" (cut off from autograd), "inference", "type" (a non-tensor value)."""
+
+    kind: str
+    text: str
+
+
+def short_dtype(dtype: torch.dtype | np.dtype) -> str:
+    """``torch.float32`` -> ``float32``; NumPy dtypes as NumPy spells them."""
+    return str(dtype).removeprefix("torch.")
+
+
+def shape_text(shape: Any) -> str:
+    """``(2, 3)`` -> ``2×3``; a 0-d shape -> ``scalar``."""
+    dims = [int(n) for n in shape]
+    return "×".join(str(n) for n in dims) if dims else "scalar"
+
+
+def badges(value: Any) -> list[Badge]:
+    """The badges of any workspace value (tensor, array, module, plain Python result)."""
+    if isinstance(value, torch.Tensor):
+        out = [
+            Badge("shape", shape_text(value.shape)),
+            Badge("dtype", short_dtype(value.dtype)),
+            Badge("device", str(value.device)),
+        ]
+        if value.is_inference():
+            out.append(Badge("inference", "inference"))
+        if value.grad_fn is not None:
+            out.append(Badge("grad_fn", type(value.grad_fn).__name__))
+        elif value.requires_grad:
+            out.append(Badge("grad", "requires_grad"))
+        if (value.is_leaf or value.retains_grad) and value.grad is not None:
+            out.append(Badge("has_grad", ".grad"))
+        return out
+    if isinstance(value, np.ndarray):
+        return [
+            Badge("shape", shape_text(value.shape)),
+            Badge("dtype", str(value.dtype)),
+            Badge("type", "ndarray"),
+        ]
+    if isinstance(value, torch.nn.Module):
+        n = sum(p.numel() for p in value.parameters())
+        return [Badge("type", type(value).__name__), Badge("shape", f"{n:,} params")]
+    return [Badge("type", type(value).__name__)]

@@ -1,0 +1,110 @@
+"""The Build form's model: a factory call described as data, turned into a statement.
+
+`BuildSpec(...).code()` gives the PyTorch statement the Build form runs (through the restricted
+runner, so it lands in the code history like typed code). Validation errors are ``ValueError``
+with a plain message naming the field.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+from dataclasses import dataclass
+
+FACTORIES = ("tensor", "zeros", "ones", "full", "rand", "randn", "arange", "linspace", "eye")
+DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+          "uint8", "bool", "complex64", "complex128")
+#: factories whose result can require grad only for floating (or complex) dtypes
+_FLOAT_ONLY = ("rand", "randn", "linspace")
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """``"2, 3"`` / ``"(2, 3)"`` / ``"2x3"`` -> ``(2, 3)``; raises ValueError."""
+    cleaned = text.strip().strip("()[]").replace("x", ",").replace("×", ",")
+    if not cleaned:
+        return ()
+    try:
+        dims = tuple(int(p) for p in cleaned.split(",") if p.strip())
+    except ValueError:
+        raise ValueError(f"shape {text!r}: write whole numbers separated by commas") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"shape {text!r}: sizes cannot be negative")
+    return dims
+
+
+def _number(text: str, field: str) -> str:
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        raise ValueError(f"{field}: {text!r} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, int | float | complex):
+        raise ValueError(f"{field}: {text!r} is not a number")
+    return repr(value)
+
+
+@dataclass
+class BuildSpec:
+    """What the Build form says. ``args`` holds the factory-specific text fields."""
+
+    name: str
+    factory: str = "randn"
+    shape: str = "2, 3"
+    dtype: str | None = None  # None: torch's default
+    device: str | None = None
+    requires_grad: bool = False
+    seed: int | None = None
+    literal: str = "[[1.0, 2.0], [3.0, 4.0]]"
+    fill: str = "0.5"
+    start: str = "0"
+    end: str = "10"
+    step: str = "1"
+    steps: str = "5"
+
+    def code(self) -> str:
+        """The statement(s) that build the value; raises ValueError for a bad field."""
+        if not self.name.isidentifier() or keyword.iskeyword(self.name) or \
+                self.name.startswith("_"):
+            raise ValueError(f"name: {self.name!r} is not a valid Python name")
+        if self.factory not in FACTORIES:
+            raise ValueError(f"factory: {self.factory!r} is not one of {', '.join(FACTORIES)}")
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise ValueError(f"dtype: {self.dtype!r} is not supported here")
+        f = self.factory
+        if f == "tensor":
+            try:
+                literal = ast.literal_eval(self.literal.strip())
+            except (ValueError, SyntaxError):
+                raise ValueError(f"values: {self.literal!r} is not a Python number or list") \
+                    from None
+            args = [repr(literal)]
+        elif f in ("zeros", "ones", "rand", "randn"):
+            args = [str(d) for d in parse_shape(self.shape)] or ["()"]
+        elif f == "full":
+            args = [repr(parse_shape(self.shape)), _number(self.fill, "fill value")]
+        elif f == "arange":
+            args = [_number(self.start, "start"), _number(self.end, "end"),
+                    _number(self.step, "step")]
+        elif f == "linspace":
+            args = [_number(self.start, "start"), _number(self.end, "end"),
+                    str(int(_number(self.steps, "steps")))]
+        else:  # eye
+            dims = parse_shape(self.shape)
+            if len(dims) not in (1, 2):
+                raise ValueError("shape: eye takes one or two sizes (n, or n, m)")
+            args = [str(d) for d in dims]
+        kwargs = []
+        if self.dtype:
+            kwargs.append(f"dtype=torch.{self.dtype}")
+        if self.device:
+            kwargs.append(f"device={self.device!r}")
+        if self.requires_grad:
+            if self.dtype in ("int64", "int32", "int16", "int8", "uint8", "bool"):
+                raise ValueError(
+                    "requires_grad: only floating point (and complex) tensors can require "
+                    "gradients"
+                )
+            kwargs.append("requires_grad=True")
+        call = f"{self.name} = torch.{f}({', '.join(args + kwargs)})"
+        if self.seed is not None and f in ("rand", "randn"):
+            return f"torch.manual_seed({int(self.seed)})\n{call}"
+        return call

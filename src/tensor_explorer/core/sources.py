@@ -1,0 +1,74 @@
+"""Opening things into a workspace: ``.npy``/``.npz`` files and ``.py`` programs.
+
+`open_into(ws, path)` is what the command line, the File menu, drag-and-drop, ``screenshot``
+and ``explore`` share. Lessons and session files plug in here as they arrive.
+"""
+
+from __future__ import annotations
+
+import keyword
+import os
+import re
+from pathlib import Path
+
+from .loading import LoadError, load_arrays, load_path
+from .runner import ProgramError
+from .workspace import Workspace
+
+MAX_PROGRAM_BYTES = 1 << 20
+KINDS = (".npy", ".npz", ".py")
+
+
+def value_name(stem: str, taken: set[str] | None = None) -> str:
+    """A valid, unused Python name for a value from a file called ``stem``."""
+    name = re.sub(r"\W", "_", stem) or "value"
+    name = name.lstrip("_") or "value"
+    if name[0].isdigit() or keyword.iskeyword(name):
+        name = f"a_{name}"
+    taken = taken or set()
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
+
+
+def open_into(
+    ws: Workspace, path: str | os.PathLike[str], device: str | None = None
+) -> list[str]:
+    """Load ``path`` into ``ws``; return the names added or changed.
+
+    Raises :class:`LoadError` for a file that cannot be read (nothing in ``ws`` changes) and
+    :class:`ProgramError` for a ``.py`` program that fails (statements before the failing one
+    keep their effect, as in :meth:`Workspace.run`).
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".py":
+        try:
+            size = p.stat().st_size
+            if size > MAX_PROGRAM_BYTES:
+                raise LoadError(f"{p.name}: a program of {size:,} bytes is too large")
+            source = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise LoadError(f"{p.name}: no such file") from None
+        except UnicodeDecodeError:
+            raise LoadError(f"{p.name}: not a UTF-8 text file") from None
+        except OSError as exc:
+            raise LoadError(f"{p.name}: could not be read ({exc.strerror or exc})") from None
+        return ws.run(source, device=device)
+    if suffix == ".npz":
+        arrays = load_arrays(p)
+    elif suffix == ".npy":
+        arrays = {p.stem: load_path(p)[p.stem]}
+    else:
+        arrays = load_path(p)  # decided by content; raises LoadError for anything else
+    # Everything is loaded before anything is bound; opening a file again replaces its values.
+    names: list[str] = []
+    for key in arrays:
+        names.append(value_name(key, set(names)))
+    for name, array in zip(names, arrays.values(), strict=True):
+        ws[name] = array
+    return names
+
+
+__all__ = ["KINDS", "LoadError", "ProgramError", "open_into", "value_name"]

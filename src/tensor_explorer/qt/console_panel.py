@@ -1,0 +1,178 @@
+"""Code bar and output: type statements, run them (Ctrl+Enter), read output and errors.
+
+Errors come from the runner as :class:`ProgramError`: the line, torch's own message, the usual
+cause in plain words and the operands with their shape, dtype and device. The output shows each
+statement the window ran on the user's behalf too (``>>> x_copy = x.clone()``), so the code
+history is never a surprise.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core.devices import devices
+from ..core.runner import ProgramError
+from . import theme
+from .bridge import WorkspaceBridge
+from .run_controller import RunController
+
+
+class CodeEdit(QtWidgets.QPlainTextEdit):
+    """A small editor: Ctrl+Enter runs, Up/Down at the edges walk the history."""
+
+    submitted = QtCore.Signal()
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        font = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+        self.setFont(font)
+        self.setTabChangesFocus(False)
+        self.history: list[str] = []
+        self._pos = 0
+
+    def keyPressEvent(self, e: QtGui.QKeyEvent) -> None:
+        mods = e.modifiers()
+        ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
+        if e.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter) and ctrl:
+            self.submitted.emit()
+            return
+        if e.key() == QtCore.Qt.Key.Key_Tab:
+            self.insertPlainText("    ")
+            return
+        cur = self.textCursor()
+        if e.key() == QtCore.Qt.Key.Key_Up and ctrl and self.history:
+            self._pos = max(0, self._pos - 1)
+            self.setPlainText(self.history[self._pos])
+            return
+        if e.key() == QtCore.Qt.Key.Key_Down and ctrl and self.history:
+            self._pos = min(len(self.history), self._pos + 1)
+            self.setPlainText(self.history[self._pos] if self._pos < len(self.history) else "")
+            return
+        del cur
+        super().keyPressEvent(e)
+
+    def remember(self, source: str) -> None:
+        if source and (not self.history or self.history[-1] != source):
+            self.history.append(source)
+        self._pos = len(self.history)
+
+
+class ConsolePanel(QtWidgets.QWidget):
+    """The code bar (statements, device, Run/Stop) above the output of everything that ran."""
+
+    def __init__(self, bridge: WorkspaceBridge, runner: RunController,
+                 parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ConsolePanel")
+        self.bridge = bridge
+        self.runner = runner
+        self.output = QtWidgets.QTextEdit()
+        self.output.setReadOnly(True)
+        self.output.setFont(QtGui.QFontDatabase.systemFont(
+            QtGui.QFontDatabase.SystemFont.FixedFont))
+        self.editor = CodeEdit()
+        self.editor.setPlaceholderText(self.tr(
+            "Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them"))
+        self.editor.setMaximumHeight(120)
+        self.editor.submitted.connect(self.run_editor)
+        self.device = QtWidgets.QComboBox()
+        self.device.setToolTip(self.tr("Device that factories (torch.zeros, torch.randn...) "
+                                       "create tensors on"))
+        self.device.addItem(self.tr("default device"), None)
+        for dev in devices():
+            self.device.addItem(dev, dev)
+        self.device.addItem("meta", "meta")
+        self.device.currentIndexChanged.connect(self._device_changed)
+        self.run_button = QtWidgets.QPushButton(self.tr("Run"))
+        self.run_button.setToolTip(self.tr("Run the statements (Ctrl+Enter)"))
+        self.run_button.clicked.connect(self.run_editor)
+        self.stop_button = QtWidgets.QPushButton(self.tr("Stop"))
+        self.stop_button.setToolTip(self.tr("Stop a running program; the workspace keeps what "
+                                            "it had"))
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(runner.stop)
+        self.clear_button = QtWidgets.QPushButton(self.tr("Clear output"))
+        self.clear_button.clicked.connect(self.output.clear)
+        buttons = QtWidgets.QVBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.device)
+        buttons.addStretch(1)
+        buttons.addWidget(self.clear_button)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.editor, 1)
+        row.addLayout(buttons)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.output, 1)
+        layout.addLayout(row)
+        runner.started.connect(self._started)
+        runner.finished.connect(self._finished)
+        runner.failed.connect(self._failed)
+        runner.busy_changed.connect(self._busy)
+        bridge.output.connect(self._print)
+
+    # -- running -------------------------------------------------------------------------------
+
+    def run_editor(self) -> None:
+        source = self.editor.toPlainText()
+        if not source.strip():
+            return
+        self.editor.remember(source)
+        if self.runner.run(source):
+            self.editor.clear()
+
+    def _device_changed(self) -> None:
+        self.runner.device = self.device.currentData()
+
+    def _busy(self, busy: bool) -> None:
+        self.run_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+
+    # -- output --------------------------------------------------------------------------------
+
+    def _append(self, html_text: str) -> None:
+        cur = self.output.textCursor()
+        cur.movePosition(QtGui.QTextCursor.MoveOperation.End)
+        self.output.setTextCursor(cur)
+        self.output.insertHtml(html_text)
+        self.output.insertPlainText("\n")
+        self.output.ensureCursorVisible()
+
+    def _started(self, source: str) -> None:
+        t = theme.current()
+        lines = source.rstrip("\n").splitlines() or [""]
+        text = "<br>".join(
+            f"<span style='color:{t.muted}'>{'&gt;&gt;&gt;' if i == 0 else '...'}</span> "
+            f"<span style='color:{t.accent}'>{html.escape(line).replace(' ', '&nbsp;')}</span>"
+            for i, line in enumerate(lines)
+        )
+        self._append(text)
+
+    def _print(self, text: str) -> None:
+        self._append(html.escape(text.rstrip("\n")).replace("\n", "<br>").replace(" ", "&nbsp;"))
+
+    def _finished(self, names: list[str]) -> None:
+        ws = self.bridge.workspace
+        t = theme.current()
+        if ws.last_result is not None:
+            self._append(f"<span>{html.escape(ws.last_result)}</span>")
+        if names:
+            self._append(f"<span style='color:{t.ok}'>✓ " + html.escape(
+                self.tr("bound or changed: {0}").format(", ".join(names))) + "</span>")
+
+    def _failed(self, err: Any) -> None:
+        t = theme.current()
+        if isinstance(err, ProgramError):
+            color = t.warning if err.cancelled else t.error
+            body = html.escape(str(err)).replace("\n", "<br>")
+        else:
+            color, body = t.error, html.escape(str(err))
+        self._append(f"<span style='color:{color}'>{body}</span>")
+        self.last_error = err
+
+    def output_text(self) -> str:
+        return self.output.toPlainText()

@@ -1,0 +1,356 @@
+"""Inspector panel: every fact of the selected value, grouped, each with a one-sentence tooltip;
+statistics (in the background for large values, with progress); diagnoses by severity; and how
+the value was made.
+
+The panel holds no facts of its own: it shows :func:`describe`, :func:`stats`,
+:func:`diagnose` and the workspace's origin records.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+import torch
+from PySide6 import QtCore, QtWidgets
+
+from ..core.diagnose import Diagnosis, diagnose
+from ..core.facts import TensorFacts, describe
+from ..core.memory import sharing_reason
+from ..core.stats import Stats, stats
+from . import theme
+from .bridge import WorkspaceBridge
+from .workers import Task
+
+T = QtCore.QT_TRANSLATE_NOOP
+CTX = "Inspector"
+#: values with at most this many elements get their statistics synchronously
+SYNC_STATS_LIMIT = 200_000
+
+GROUPS: list[tuple[str, list[tuple[str, str, str]]]] = [
+    (T(CTX, "What it is"), [
+        ("kind", T(CTX, "kind"), T(CTX, "Whether this is a torch tensor or a NumPy array.")),
+        ("shape", T(CTX, "shape"), T(CTX, "The size along each axis; its length is the number of dimensions.")),
+        ("dtype", T(CTX, "dtype"), T(CTX, "The type of every element: it decides precision, range and which operations are allowed.")),
+        ("device", T(CTX, "device"), T(CTX, "Where the data lives (cpu, cuda:0...); tensors in one operation must share a device.")),
+        ("numel", T(CTX, "elements"), T(CTX, "How many elements there are: the product of the shape.")),
+    ]),
+    (T(CTX, "Memory layout"), [
+        ("stride", T(CTX, "stride"), T(CTX, "How many elements to skip in memory to move one step along each axis.")),
+        ("storage_offset", T(CTX, "storage offset"), T(CTX, "Where the first element sits in its storage, counted in elements.")),
+        ("is_contiguous", T(CTX, "contiguous"), T(CTX, "True when the elements lie in memory in row-major order with no gaps; view() needs this.")),
+        ("element_size", T(CTX, "element size"), T(CTX, "Bytes per element.")),
+        ("nbytes", T(CTX, "bytes"), T(CTX, "Bytes the elements would need: elements x element size.")),
+        ("storage_nbytes", T(CTX, "storage bytes"), T(CTX, "Bytes of the whole allocation this value looks into (views share it).")),
+        ("internal_overlap", T(CTX, "internal overlap"), T(CTX, "True when two elements read the same bytes (after expand): in-place writes are unsafe.")),
+        ("is_view", T(CTX, "is a view"), T(CTX, "True when this value looks into memory owned by another value.")),
+        ("mapped_file", T(CTX, "memory-mapped file"), T(CTX, "The file whose pages hold these bytes, read only when used; edits never reach the file.")),
+        ("byte_order", T(CTX, "byte order"), T(CTX, "The order of bytes in each element; torch needs this machine's order.")),
+        ("writeable", T(CTX, "writeable"), T(CTX, "Whether the memory can be written to.")),
+    ]),
+    (T(CTX, "Autograd"), [
+        ("requires_grad", T(CTX, "requires_grad"), T(CTX, "True when autograd records operations on this tensor so gradients can flow to it.")),
+        ("is_leaf", T(CTX, "is leaf"), T(CTX, "True for tensors created by you rather than computed; only leaves get .grad filled by backward().")),
+        ("grad_fn", T(CTX, "grad_fn"), T(CTX, "The autograd node that made this tensor; backward() starts here.")),
+        ("grad", T(CTX, "grad"), T(CTX, "The accumulated gradient (shape and norm), or None.")),
+        ("retains_grad", T(CTX, "retains grad"), T(CTX, "True after retain_grad(): this non-leaf keeps its gradient.")),
+        ("version", T(CTX, "version"), T(CTX, "Counts in-place changes; autograd uses it to detect a saved tensor that was modified.")),
+        ("is_inference", T(CTX, "inference tensor"), T(CTX, "Made under torch.inference_mode(): it can never enter autograd.")),
+        ("is_parameter", T(CTX, "parameter"), T(CTX, "An nn.Parameter: a leaf that a module trains.")),
+    ]),
+]
+
+STAT_ROWS: list[tuple[str, str, str]] = [
+    ("min", T(CTX, "min"), T(CTX, "The smallest finite value.")),
+    ("max", T(CTX, "max"), T(CTX, "The largest finite value.")),
+    ("mean", T(CTX, "mean"), T(CTX, "The average of the finite values (accumulated in float64).")),
+    ("std", T(CTX, "std"), T(CTX, "The standard deviation of the finite values (population, ddof=0).")),
+    ("nan", T(CTX, "NaN"), T(CTX, "How many elements are Not a Number.")),
+    ("posinf", T(CTX, "+Inf"), T(CTX, "How many elements are positive infinity.")),
+    ("neginf", T(CTX, "-Inf"), T(CTX, "How many elements are negative infinity.")),
+    ("zeros", T(CTX, "zeros"), T(CTX, "How many elements are exactly zero.")),
+    ("first_nonfinite", T(CTX, "first non-finite"), T(CTX, "The index of the first NaN or Inf, in row-major order.")),
+]
+
+
+def tr(text: str) -> str:
+    return QtCore.QCoreApplication.translate(CTX, text)
+
+
+def _fmt(key: str, v: Any) -> str:
+    if v is None:
+        return "None"
+    if key == "grad" and isinstance(v, dict):
+        return f"shape {tuple(v['shape'])}, norm {v['norm']:.6g}"
+    if isinstance(v, list):
+        return "(" + ", ".join(str(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+class InspectorPanel(QtWidgets.QWidget):
+    """Facts, statistics, diagnoses and origin of the workspace's selected value."""
+
+    def __init__(self, bridge: WorkspaceBridge, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("InspectorPanel")
+        self.bridge = bridge
+        self.workspace = bridge.workspace
+        self.name: str | None = None
+        self._task: Task | None = None
+        self.title = QtWidgets.QLabel()
+        self.title.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.tree = QtWidgets.QTreeWidget()
+        self.tree.setColumnCount(2)
+        self.tree.setHeaderLabels([self.tr("fact"), self.tr("value")])
+        self.tree.setRootIsDecorated(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setUniformRowHeights(True)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        self.progress.setFormat(self.tr("statistics %p%"))
+        self.progress.hide()
+        self.diagnoses = QtWidgets.QLabel()
+        self.diagnoses.setWordWrap(True)
+        self.diagnoses.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.diagnoses.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
+        self.diagnoses.setTextInteractionFlags(
+            QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.diagnoses)
+        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.tree)
+        split.addWidget(scroll)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.title)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.progress)
+        bridge.selected.connect(self._on_selected)
+        bridge.changed.connect(self._on_changed)
+        bridge.renamed.connect(self._on_renamed)
+        bridge.removed.connect(self._on_removed)
+        theme.state().changed.connect(self.refresh)
+        self._on_selected(self.workspace.selected)
+
+    # -- events --------------------------------------------------------------------------------
+
+    def _on_selected(self, name: object) -> None:
+        self.show_value(name if isinstance(name, str) else None)
+
+    def _on_changed(self, name: str) -> None:
+        if name == self.name:
+            self.refresh()
+
+    def _on_renamed(self, old: str, new: str) -> None:
+        if old == self.name:
+            self.name = new
+            self.refresh()
+
+    def _on_removed(self, name: str) -> None:
+        if name == self.name:
+            self.show_value(None)
+
+    # -- display -------------------------------------------------------------------------------
+
+    def show_value(self, name: str | None) -> None:
+        self.name = name
+        self.refresh()
+
+    def refresh(self) -> None:
+        self._cancel_task()
+        self.tree.clear()
+        self.diagnoses.clear()
+        name = self.name
+        if name is None or name not in self.workspace:
+            self.title.setText(f"<i>{html.escape(self.tr('Select a value to inspect it.'))}</i>")
+            return
+        value = self.workspace[name]
+        t = theme.current()
+        self.title.setText(f"<b style='font-size:120%'>{html.escape(name)}</b> "
+                           f"<span style='color:{t.muted}'>{html.escape(type(value).__name__)}"
+                           f"</span>")
+        self._origin_rows(name)
+        if isinstance(value, torch.Tensor | np.ndarray) and not (
+            isinstance(value, np.ndarray) and value.dtype.kind not in "biufc"
+        ):
+            facts = describe(value)
+            self._fact_rows(facts)
+            self._stats(name, value, facts)
+        elif isinstance(value, torch.nn.Module):
+            self._module_rows(value)
+        else:
+            item = self._group(self.tr("Value"))
+            text = repr(value)
+            self._row(item, self.tr("repr"), text[:500] + ("…" if len(text) > 500 else ""), "")
+        self.tree.expandAll()
+        self.tree.resizeColumnToContents(0)
+
+    def _group(self, title: str) -> QtWidgets.QTreeWidgetItem:
+        item = QtWidgets.QTreeWidgetItem([title])
+        font = item.font(0)
+        font.setBold(True)
+        item.setFont(0, font)
+        item.setFirstColumnSpanned(False)
+        self.tree.addTopLevelItem(item)
+        return item
+
+    def _row(self, parent: QtWidgets.QTreeWidgetItem, label: str, value: str,
+             tip: str, key: str = "") -> QtWidgets.QTreeWidgetItem:
+        item = QtWidgets.QTreeWidgetItem([label, value])
+        item.setData(0, QtCore.Qt.ItemDataRole.UserRole, key)
+        if tip:
+            item.setToolTip(0, tip)
+            item.setToolTip(1, tip)
+        parent.addChild(item)
+        return item
+
+    def _fact_rows(self, facts: TensorFacts) -> None:
+        d = facts.to_dict()
+        for title, rows in GROUPS:
+            group = self._group(tr(title))
+            for key, label, tip in rows:
+                if key in ("mapped_file",) and not d[key]:
+                    continue
+                if facts.kind == "tensor" and key in ("byte_order", "writeable"):
+                    continue
+                if facts.kind == "ndarray" and title == GROUPS[2][0]:
+                    continue
+                self._row(group, tr(label), _fmt(key, d[key]), tr(tip), key)
+            if group.childCount() == 0:
+                self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(group))
+
+    def _module_rows(self, module: torch.nn.Module) -> None:
+        group = self._group(self.tr("Parameters"))
+        for pname, p in module.named_parameters():
+            grad = "—" if p.grad is None else f"norm {float(p.grad.norm()):.4g}"
+            self._row(group, pname, f"{tuple(p.shape)} {str(p.dtype).removeprefix('torch.')} "
+                      f"{p.device} requires_grad={p.requires_grad} grad {grad}", "")
+        self._row(group, self.tr("training mode"), str(module.training),
+                  self.tr("train() vs eval(): dropout and batch norm behave differently."))
+
+    def _origin_rows(self, name: str) -> None:
+        origin = self.workspace.origin(name)
+        if origin is None:
+            return
+        group = self._group(self.tr("How it was made"))
+        if origin.kind == "set":
+            self._row(group, self.tr("source"), self.tr("handed in (file or explore())"), "")
+            return
+        if origin.statement:
+            self._row(group, self.tr("statement"), origin.statement.strip().splitlines()[0],
+                      self.tr("The code that bound this name."))
+        if origin.grad_mode:
+            self._row(group, self.tr("grad mode"), origin.grad_mode,
+                      self.tr("The autograd mode in force when it was made."))
+        reason = sharing_reason(name, origin.call) if origin.call else None
+        if reason:
+            self._row(group, self.tr("memory"), reason.replace("`", ""), reason.replace("`", ""))
+
+    # -- statistics ----------------------------------------------------------------------------
+
+    def _stats(self, name: str, value: Any, facts: TensorFacts) -> None:
+        if facts.device == "meta" or facts.numel == 0 or facts.layout != "strided":
+            self._show_results(name, (None, diagnose(value, name=name) if facts.numel or
+                                      facts.device == "meta" else []))
+            return
+        if facts.numel <= SYNC_STATS_LIMIT:
+            s = stats(value)
+            self._show_results(name, (s, diagnose(value, name=name, value_stats=s)))
+            return
+
+        def work(progress: Any, cancel: Any) -> tuple[Stats, list[Diagnosis]]:
+            s = stats(value, progress=progress, cancel=cancel)
+            return s, diagnose(value, name=name, value_stats=s)
+
+        task = Task(work, parent=self)
+        task.progress.connect(lambda f: self.progress.setValue(int(f * 1000)))
+        task.finished.connect(lambda res, n=name: self._show_results(n, res))
+        task.failed.connect(lambda msg: self._stats_failed(msg))
+        self.progress.setValue(0)
+        self.progress.show()
+        self._task = task
+        task.start()
+
+    def _cancel_task(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self.progress.hide()
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None
+
+    def _stats_failed(self, message: str) -> None:
+        self._task = None
+        self.progress.hide()
+        self.diagnoses.setText(html.escape(self.tr("Statistics failed: {0}").format(message)))
+
+    def _show_results(self, name: str, result: tuple[Stats | None, list[Diagnosis]]) -> None:
+        if name != self.name:
+            return
+        self._task = None
+        self.progress.hide()
+        s, diags = result
+        if s is not None:
+            group = self._group(self.tr("Statistics") + (
+                self.tr(" (of |z|)") if s.of == "magnitude" else ""))
+            d = s.to_dict()
+            t = theme.current()
+            for key, label, tip in STAT_ROWS:
+                v = d[key]
+                if key == "first_nonfinite" and v is None:
+                    continue
+                item = self._row(group, tr(label), _fmt(key, tuple(v) if isinstance(v, list)
+                                                        else v), tr(tip), key)
+                if key in ("nan", "posinf", "neginf") and v:
+                    color = {"nan": t.nan, "posinf": t.posinf, "neginf": t.neginf}[key]
+                    item.setForeground(1, QtWidgets.QApplication.palette().text())
+                    item.setBackground(1, _brush(color))
+            group.setExpanded(True)
+        self._show_diagnoses(diags)
+
+    def _show_diagnoses(self, diags: list[Diagnosis]) -> None:
+        t = theme.current()
+        if not diags:
+            self.diagnoses.setText(f"<span style='color:{t.ok}'>✓ "
+                                   f"{html.escape(self.tr('No common mistakes found.'))}</span>")
+            return
+        icon = {"error": "⛔", "warning": "⚠", "info": "ℹ"}
+        color = {"error": t.error, "warning": t.warning, "info": t.info}
+        parts = [f"<p style='margin:2px 0 6px 0'><span style='color:{color[d.severity]}'>"
+                 f"{icon[d.severity]} <b>{html.escape(d.code)}</b></span><br>"
+                 f"{html.escape(d.message)}</p>" for d in diags]
+        self.diagnoses.setText("".join(parts))
+
+    def shown_facts(self) -> dict[str, str]:
+        """key -> displayed text of every fact row (for tests)."""
+        out: dict[str, str] = {}
+        for i in range(self.tree.topLevelItemCount()):
+            g = self.tree.topLevelItem(i)
+            for j in range(g.childCount()):
+                c = g.child(j)
+                key = c.data(0, QtCore.Qt.ItemDataRole.UserRole)
+                if key:
+                    out[str(key)] = c.text(1)
+        return out
+
+
+def _brush(color: str) -> Any:
+    from PySide6 import QtGui
+
+    c = QtGui.QColor(color)
+    c.setAlpha(90)
+    return QtGui.QBrush(c)

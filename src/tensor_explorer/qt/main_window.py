@@ -1,0 +1,522 @@
+"""The main window: dockable panels around one workspace, menus, toolbar, status bar.
+
+Panels are views of the workspace (through a :class:`WorkspaceBridge`); the window owns the
+workspace, the :class:`RunController` every change goes through, and the settings (layout,
+theme, language, presentation mode, recent files) remembered between runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core.loading import LoadError
+from ..core.runner import ProgramError
+from ..core.sources import open_into
+from ..core.workspace import Workspace
+from . import i18n, theme
+from .bridge import WorkspaceBridge
+from .build_panel import BuildPanel
+from .code_panel import CodePanel
+from .console_panel import ConsolePanel
+from .graph_panel import GraphPanel
+from .inspector_panel import InspectorPanel
+from .memory_panel import MemoryPanel
+from .run_controller import RunController
+from .values_panel import ValuesPanel
+from .workers import Task
+from .workspace_panel import WorkspacePanel
+
+#: panel name -> (dock area, tab group) of the default layout
+PANELS = ("workspace", "build", "inspector", "values", "memory", "graph", "console", "code")
+OPENABLE = ("*.npy", "*.npz", "*.py")
+MAX_RECENT = 8
+LAYOUT_VERSION = 1
+
+
+_DEFAULT_STATE: QtCore.QByteArray | None = None
+
+
+def default_state() -> QtCore.QByteArray:
+    """The default dock layout: workspace/build over inspector on the left (full height);
+    values/memory/graph tabbed on the right; code bar/code tabbed below them."""
+    global _DEFAULT_STATE
+    if _DEFAULT_STATE is None:
+        tpl = QtWidgets.QMainWindow()
+        tpl.setCentralWidget(None)
+        tpl.setDockNestingEnabled(True)
+        corner, area = QtCore.Qt.Corner, QtCore.Qt.DockWidgetArea
+        tpl.setCorner(corner.BottomLeftCorner, area.LeftDockWidgetArea)
+        tpl.setCorner(corner.TopLeftCorner, area.LeftDockWidgetArea)
+        docks = {}
+        for name in PANELS:
+            dock = QtWidgets.QDockWidget(name, tpl)
+            dock.setObjectName(f"dock-{name}")
+            docks[name] = dock
+        tpl.addDockWidget(area.LeftDockWidgetArea, docks["workspace"])
+        tpl.addDockWidget(area.RightDockWidgetArea, docks["values"])
+        tpl.splitDockWidget(docks["workspace"], docks["inspector"], QtCore.Qt.Orientation.Vertical)
+        tpl.tabifyDockWidget(docks["workspace"], docks["build"])
+        tpl.tabifyDockWidget(docks["values"], docks["memory"])
+        tpl.tabifyDockWidget(docks["values"], docks["graph"])
+        tpl.addDockWidget(area.BottomDockWidgetArea, docks["console"])
+        tpl.tabifyDockWidget(docks["console"], docks["code"])
+        for name in ("workspace", "values", "console"):
+            docks[name].raise_()
+        _DEFAULT_STATE = tpl.saveState(LAYOUT_VERSION)
+        tpl.deleteLater()
+    return _DEFAULT_STATE
+
+
+class ValuesDock(QtWidgets.QWidget):
+    """Adapts the Values panel (which shows one value) to follow the workspace selection."""
+
+    def __init__(self, bridge: WorkspaceBridge, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ValuesDock")
+        self.bridge = bridge
+        self.panel = ValuesPanel()
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.panel)
+        bridge.selected.connect(lambda _n: self.refresh())
+        bridge.changed.connect(self._changed)
+        bridge.removed.connect(lambda _n: self.refresh())
+        self.refresh()
+
+    def _changed(self, name: str) -> None:
+        if name == self.bridge.workspace.selected:
+            self.refresh()
+
+    def refresh(self) -> None:
+        ws = self.bridge.workspace
+        name = ws.selected
+        self.panel.set_value(name, ws.get(name) if name is not None else None)
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    """Tensor Explorer's window. ``settings=None`` remembers nothing (screenshots, tests)."""
+
+    def __init__(self, workspace: Workspace | None = None, *,
+                 settings: QtCore.QSettings | None = None,
+                 explored: bool = False) -> None:
+        super().__init__()
+        self.setObjectName("MainWindow")
+        self.workspace = workspace if workspace is not None else Workspace(time_limit=None)
+        self.settings = settings
+        self.explored = explored
+        self.bridge = WorkspaceBridge(self.workspace, self)
+        self.runner = RunController(self.workspace, self)
+        self.panels: dict[str, QtWidgets.QWidget] = {}
+        self.docks: dict[str, QtWidgets.QDockWidget] = {}
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+        self.setAnimated(False)  # no half-moved docks or stale tab bars in screenshots
+        self.setWindowTitle("Tensor Explorer")
+        self._tasks: list[Task] = []
+        lang = self._setting("language", "en")
+        theme_name = self._setting("theme", "light")
+        presentation = self._setting("presentation", "false") == "true"
+        i18n.install(lang)
+        theme.state().apply(theme_name, theme.PRESENTATION_SCALE if presentation else 1.0)
+        self.status_label = QtWidgets.QLabel()
+        self.statusBar().addPermanentWidget(self.status_label)
+        self._build_ui()
+        self.runner.failed.connect(self._run_failed)
+        self.runner.busy_changed.connect(self._busy_changed)
+        self.bridge.selected.connect(self._update_status)
+        self.bridge.modified.connect(self._update_status)
+        self.resize(1280, 800)
+        self._restore_layout()
+        self._update_status()
+
+    # -- settings ------------------------------------------------------------------------------
+
+    def _setting(self, key: str, default: str) -> str:
+        if self.settings is None:
+            return default
+        return str(self.settings.value(key, default))
+
+    def _store(self, key: str, value: Any) -> None:
+        if self.settings is not None:
+            self.settings.setValue(key, value)
+
+    def _restore_layout(self) -> None:
+        self._restored = False
+        if self.settings is None:
+            return
+        if int(self.settings.value("layout_version", 0) or 0) != LAYOUT_VERSION:
+            return
+        geo = self.settings.value("geometry")
+        state = self.settings.value("window_state")
+        if isinstance(geo, QtCore.QByteArray):
+            self.restoreGeometry(geo)
+        if isinstance(state, QtCore.QByteArray):
+            self._restored = self.restoreState(state, LAYOUT_VERSION)
+
+    def save_layout(self) -> None:
+        self._store("geometry", self.saveGeometry())
+        self._store("window_state", self.saveState(LAYOUT_VERSION))
+        self._store("layout_version", LAYOUT_VERSION)
+
+    def recent_files(self) -> list[str]:
+        if self.settings is None:
+            return []
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember_file(self, path: str) -> None:
+        if self.settings is None:
+            return
+        recent = [p for p in self.recent_files() if p != path]
+        self._store("recent", [path, *recent][:MAX_RECENT])
+        self._fill_recent_menu()
+
+    # -- building the UI -----------------------------------------------------------------------
+
+    def _build_ui(self) -> None:
+        """(Re)create panels, docks, menus and toolbar; used again after a language change."""
+        state = self.saveState(LAYOUT_VERSION) if self.docks else None
+        for dock in self.docks.values():
+            self.removeDockWidget(dock)
+            dock.deleteLater()
+        self.docks.clear()
+        self.panels.clear()
+        self.menuBar().clear()
+        for tb in self.findChildren(QtWidgets.QToolBar):
+            self.removeToolBar(tb)
+            tb.deleteLater()
+        self.setCentralWidget(None)  # docks only: every panel can move, float and tab
+        corner, dock_area = QtCore.Qt.Corner, QtCore.Qt.DockWidgetArea
+        self.setCorner(corner.BottomLeftCorner, dock_area.LeftDockWidgetArea)
+        self.setCorner(corner.TopLeftCorner, dock_area.LeftDockWidgetArea)
+        titles = {
+            "workspace": self.tr("Workspace"), "build": self.tr("Build"),
+            "inspector": self.tr("Inspector"), "values": self.tr("Values"),
+            "memory": self.tr("Memory"), "graph": self.tr("Autograd graph"),
+            "console": self.tr("Code bar · output"),
+            "code": self.tr("Code"),
+        }
+        factories: dict[str, Callable[[], QtWidgets.QWidget]] = {
+            "workspace": lambda: WorkspacePanel(self.bridge, self.runner),
+            "build": lambda: BuildPanel(self.bridge, self.runner),
+            "inspector": lambda: InspectorPanel(self.bridge),
+            "values": lambda: ValuesDock(self.bridge),
+            "memory": lambda: MemoryPanel(self.bridge),
+            "graph": lambda: GraphPanel(self.bridge),
+            "console": lambda: ConsolePanel(self.bridge, self.runner),
+            "code": lambda: CodePanel(self.bridge),
+        }
+        for name in PANELS:
+            panel = factories[name]()
+            panel.setMinimumSize(120, 60)  # the window can shrink (small screens, screenshots)
+            dock = QtWidgets.QDockWidget(titles[name], self)
+            dock.setObjectName(f"dock-{name}")
+            dock.setWidget(panel)
+            self.panels[name] = panel
+            self.docks[name] = dock
+        # Docks are placed by restoring a layout (built in a template window): tabifying docks
+        # directly leaves stray tab bars behind in Qt 6, restoring a state does not.
+        self.restoreState(default_state(), LAYOUT_VERSION)
+        self._sized = False
+        self._build_actions()
+        if state is not None:
+            self.restoreState(state, LAYOUT_VERSION)
+
+    def apply_default_sizes(self) -> None:
+        """Give the default dock layout sensible proportions for the window's size."""
+        w, h = max(self.width(), 800), max(self.height(), 500)
+        self.resizeDocks([self.docks["workspace"], self.docks["values"]],
+                         [int(w * 0.32), int(w * 0.68)], QtCore.Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["workspace"], self.docks["inspector"]],
+                         [int(h * 0.3), int(h * 0.7)], QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["values"], self.docks["console"]],
+                         [int(h * 0.68), int(h * 0.32)], QtCore.Qt.Orientation.Vertical)
+        self._sized = True
+
+    def showEvent(self, e: QtGui.QShowEvent) -> None:
+        super().showEvent(e)
+        if not self._sized and not self._restored:
+            self.apply_default_sizes()
+
+    def _action(self, text: str, slot: Callable[..., Any], shortcut: str | QtGui.QKeySequence
+                | None = None, checkable: bool = False, tip: str = "") -> QtGui.QAction:
+        a = QtGui.QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(QtGui.QKeySequence(shortcut))
+        a.setCheckable(checkable)
+        if tip:
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+        a.triggered.connect(slot)
+        return a
+
+    def _build_actions(self) -> None:
+        ks = QtGui.QKeySequence.StandardKey
+        self.open_action = self._action(self.tr("&Open…"), self.open_dialog, ks.Open,
+                                        tip=self.tr("Open .npy, .npz or .py files"))
+        self.save_script_action = self._action(self.tr("Save code as .py…"),
+                                               self.panels["code"].save_dialog,
+                                               "Ctrl+Shift+S")
+        self.export_action = self._action(self.tr("Export panel as image…"), self.export_dialog,
+                                          "Ctrl+E")
+        self.quit_action = self._action(self.tr("&Quit"), self.close, ks.Quit)
+        self.run_action = self._action(self.tr("&Run code"), self.panels["console"].run_editor,
+                                       "Ctrl+Return", tip=self.tr("Run the code bar (Ctrl+Enter)"))
+        self.stop_action = self._action(self.tr("&Stop"), self.runner.stop, "Ctrl+.",
+                                        tip=self.tr("Stop the running program"))
+        self.stop_action.setEnabled(False)
+        self.dark_action = self._action(self.tr("&Dark theme"), self.toggle_dark, "Ctrl+Shift+D",
+                                        checkable=True)
+        self.dark_action.setChecked(theme.current().name == "dark")
+        self.present_action = self._action(self.tr("&Presentation mode"),
+                                           self.toggle_presentation, "F5", checkable=True,
+                                           tip=self.tr("Larger text and drawings for a "
+                                                       "projector (F5)"))
+        self.present_action.setChecked(theme.state().presentation)
+        self.reset_layout_action = self._action(self.tr("Reset layout"), self.reset_layout)
+        menu = self.menuBar()
+        file_menu = menu.addMenu(self.tr("&File"))
+        file_menu.addAction(self.open_action)
+        self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
+        self._fill_recent_menu()
+        file_menu.addSeparator()
+        file_menu.addAction(self.save_script_action)
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        edit_menu = menu.addMenu(self.tr("&Edit"))
+        ws_panel = self.panels["workspace"]
+        assert isinstance(ws_panel, WorkspacePanel)
+        for a in (ws_panel.rename_action, ws_panel.duplicate_action, ws_panel.delete_action):
+            edit_menu.addAction(a)
+        run_menu = menu.addMenu(self.tr("&Run"))
+        run_menu.addAction(self.run_action)
+        run_menu.addAction(self.stop_action)
+        view_menu = menu.addMenu(self.tr("&View"))
+        for name in PANELS:
+            view_menu.addAction(self.docks[name].toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addAction(self.dark_action)
+        view_menu.addAction(self.present_action)
+        lang_menu = view_menu.addMenu(self.tr("&Language"))
+        group = QtGui.QActionGroup(self)
+        for code, label in (("en", "English"), ("zh", "中文")):
+            a = QtGui.QAction(label, self, checkable=True)
+            a.setChecked(i18n.current() == code)
+            a.triggered.connect(lambda _c=False, lang=code: self.set_language(lang))
+            group.addAction(a)
+            lang_menu.addAction(a)
+        view_menu.addSeparator()
+        view_menu.addAction(self.reset_layout_action)
+        help_menu = menu.addMenu(self.tr("&Help"))
+        help_menu.addAction(self._action(self.tr("Keyboard shortcuts"), self.show_shortcuts,
+                                         "F1"))
+        help_menu.addAction(self._action(self.tr("About Tensor Explorer"), self.show_about))
+        tb = self.addToolBar(self.tr("Main"))
+        tb.setObjectName("toolbar-main")
+        tb.setMovable(False)
+        tb.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for a in (self.open_action, self.run_action, self.stop_action, self.present_action,
+                  self.dark_action):
+            tb.addAction(a)
+        self.addAction(self.run_action)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_files()
+        for path in recent:
+            self.recent_menu.addAction(path, lambda p=path: self.open_paths([p]))
+        self.recent_menu.setEnabled(bool(recent))
+
+    # -- look ----------------------------------------------------------------------------------
+
+    def toggle_dark(self, checked: bool | None = None) -> None:
+        dark = self.dark_action.isChecked() if checked is None else bool(checked)
+        self.set_theme("dark" if dark else "light")
+
+    def set_theme(self, name: str) -> None:
+        theme.state().apply(name)
+        self.dark_action.setChecked(name == "dark")
+        self._store("theme", name)
+
+    def toggle_presentation(self, checked: bool | None = None) -> None:
+        on = self.present_action.isChecked() if checked is None else bool(checked)
+        self.set_presentation(on)
+
+    def set_presentation(self, on: bool) -> None:
+        theme.state().apply(scale=theme.PRESENTATION_SCALE if on else 1.0)
+        self.present_action.setChecked(on)
+        self._store("presentation", "true" if on else "false")
+
+    def set_language(self, lang: str) -> None:
+        if lang == i18n.current():
+            return
+        i18n.install(lang)
+        self._store("language", lang)
+        selected = self.workspace.selected
+        self._build_ui()
+        if selected is not None and selected in self.workspace:
+            self.workspace.selected = selected
+        self._update_status()
+
+    def reset_layout(self) -> None:
+        self._build_ui_fresh()
+
+    def _build_ui_fresh(self) -> None:
+        for dock in self.docks.values():
+            dock.setFloating(False)
+        self.docks.clear()
+        self._build_ui()
+
+    # -- opening -------------------------------------------------------------------------------
+
+    def open_dialog(self) -> None:
+        paths, _ = QtWidgets.QFileDialog.getOpenFileNames(
+            self, self.tr("Open"), "", self.tr("Arrays and programs ({0})").format(
+                " ".join(OPENABLE)))
+        if paths:
+            self.open_paths(paths)
+
+    def open_paths(self, paths: Sequence[str]) -> None:
+        """Open files: arrays load in the background, programs run through the runner."""
+        for path in paths:
+            if Path(path).suffix.lower() == ".py":
+                self._open_program(path)
+            else:
+                self._open_arrays(path)
+
+    def _open_program(self, path: str) -> None:
+        try:
+            data = Path(path).read_bytes()
+            if len(data) > 1 << 20:
+                raise LoadError(f"{Path(path).name}: a program of {len(data):,} bytes is too "
+                                f"large")
+            source = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError, LoadError) as exc:
+            self.show_error(self.tr("Could not open {0}").format(Path(path).name),
+                            str(exc) if isinstance(exc, LoadError) else
+                            f"{Path(path).name}: {exc}")
+            return
+        self._remember_file(str(Path(path).resolve()))
+        self.runner.run(source)
+
+    def _open_arrays(self, path: str) -> None:
+        def work(progress: Any, cancel: Any) -> list[str]:
+            return open_into(self.workspace, path)
+
+        task = Task(work, parent=self)
+        self._tasks.append(task)
+        self.statusBar().showMessage(self.tr("Opening {0}…").format(Path(path).name))
+
+        def done(names: list[str]) -> None:
+            self._remember_file(str(Path(path).resolve()))
+            if names:
+                self.workspace.selected = names[-1]
+            self.statusBar().showMessage(self.tr("Opened {0}").format(Path(path).name), 5000)
+
+        task.finished.connect(done)
+        task.failed.connect(lambda msg: self.show_error(
+            self.tr("Could not open {0}").format(Path(path).name),
+            msg.split(": ", 1)[1] if msg.startswith(("LoadError", "RuntimeError")) else msg))
+        task.start()
+
+    def dragEnterEvent(self, e: QtGui.QDragEnterEvent) -> None:
+        if e.mimeData().hasUrls():
+            e.acceptProposedAction()
+
+    def dropEvent(self, e: QtGui.QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in e.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            self.open_paths(paths)
+            e.acceptProposedAction()
+
+    # -- feedback ------------------------------------------------------------------------------
+
+    def show_error(self, title: str, message: str) -> None:
+        """A plain message in the window (status bar + output); never a traceback."""
+        self.statusBar().showMessage(message, 10000)
+        console = self.panels.get("console")
+        if isinstance(console, ConsolePanel):
+            t = theme.current()
+            console._append(f"<span style='color:{t.error}'>{html.escape(title)}: "
+                            f"{html.escape(message)}</span>")
+        self.last_error = message
+
+    def _run_failed(self, err: object) -> None:
+        if isinstance(err, ProgramError):
+            first = str(err).splitlines()
+            self.statusBar().showMessage(" — ".join(first[:2]), 10000)
+            self.docks["console"].raise_()
+
+    def _busy_changed(self, busy: bool) -> None:
+        self.stop_action.setEnabled(busy)
+        self.run_action.setEnabled(not busy)
+        if busy:
+            self.statusBar().showMessage(self.tr("Running…"))
+        elif self.statusBar().currentMessage() == self.tr("Running…"):
+            self.statusBar().clearMessage()
+
+    def _update_status(self, *_: Any) -> None:
+        ws = self.workspace
+        n = len(ws)
+        sel = ws.selected
+        text = self.tr("{0} values").format(n)
+        if sel is not None:
+            text += " — " + self.tr("selected: {0}").format(sel)
+        self.status_text = text
+        self.status_label.setText(text)
+
+    def show_shortcuts(self) -> None:
+        rows = [
+            ("Ctrl+O", self.tr("Open files")), ("Ctrl+Enter", self.tr("Run the code bar")),
+            ("Ctrl+.", self.tr("Stop a running program")), ("F2", self.tr("Rename value")),
+            ("Del", self.tr("Delete value")), ("Ctrl+D", self.tr("Duplicate value (clone)")),
+            ("F5", self.tr("Presentation mode")), ("Ctrl+Shift+D", self.tr("Dark theme")),
+            ("Ctrl+E", self.tr("Export panel as image")),
+        ]
+        text = "<table>" + "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{html.escape(v)}"
+                                   f"</td></tr>" for k, v in rows) + "</table>"
+        QtWidgets.QMessageBox.information(self, self.tr("Keyboard shortcuts"), text)
+
+    def show_about(self) -> None:
+        QtWidgets.QMessageBox.about(
+            self, self.tr("About Tensor Explorer"),
+            self.tr("Tensor Explorer shows what a tensor is, which values share memory, and how "
+                    "autograd flows."))
+
+    def export_dialog(self) -> None:
+        from .screenshot import render_to_file
+
+        names = [*PANELS, "window"]
+        name, ok = QtWidgets.QInputDialog.getItem(self, self.tr("Export panel"),
+                                                  self.tr("Panel:"), names, 3, False)
+        if not ok:
+            return
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, self.tr("Export panel"), f"{name}.png", self.tr("Images (*.png *.svg)"))
+        if path:
+            widget = self if name == "window" else self.panels[name]
+            try:
+                render_to_file(widget, path, None, 1.0)
+            except (OSError, ValueError) as exc:
+                self.show_error(self.tr("Export failed"), str(exc))
+
+    # -- closing -------------------------------------------------------------------------------
+
+    def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        if self.runner.busy:
+            self.runner.stop()
+            self.runner.wait(2.0)
+        self.save_layout()
+        for task in self._tasks:
+            with contextlib.suppress(RuntimeError):  # already delivered and deleted
+                task.cancel()
+        super().closeEvent(e)

@@ -1,0 +1,165 @@
+"""Light and dark themes, and presentation mode (everything larger, for a projector).
+
+One process-wide :class:`ThemeState` holds the current theme and scale; panels read colours
+from :func:`current` and re-style themselves when :attr:`ThemeState.changed` fires. Colours
+that carry meaning (NaN, +Inf, -Inf, kinds of graph node, relation kinds) are defined here once
+so every panel and every screenshot agrees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    window: str
+    base: str  # background of views, tables, plots
+    alt_base: str
+    text: str
+    muted: str  # secondary text
+    accent: str
+    highlight_text: str
+    border: str
+    nan: str  # NaN cells and markers
+    posinf: str
+    neginf: str
+    error: str
+    warning: str
+    info: str
+    ok: str
+    colormap: str  # pyqtgraph colormap for heatmaps
+    series: tuple[str, ...]  # distinct colours for values (memory footprints, plot lines)
+
+
+LIGHT = Theme(
+    name="light",
+    window="#f4f5f7",
+    base="#ffffff",
+    alt_base="#f0f2f5",
+    text="#1d2330",
+    muted="#5f6b7a",
+    accent="#2563eb",
+    highlight_text="#ffffff",
+    border="#c9ced6",
+    nan="#d946ef",
+    posinf="#f97316",
+    neginf="#06b6d4",
+    error="#c62828",
+    warning="#b26a00",
+    info="#1f6feb",
+    ok="#2e7d32",
+    colormap="viridis",
+    series=("#2563eb", "#e4572e", "#17a398", "#f3a712", "#8e44ad", "#c2185b", "#5d6d7e",
+            "#3f7d20"),
+)
+
+DARK = Theme(
+    name="dark",
+    window="#1e2127",
+    base="#16181d",
+    alt_base="#23272f",
+    text="#e6e9ef",
+    muted="#9aa4b2",
+    accent="#5b9cff",
+    highlight_text="#0b0d10",
+    border="#3a404b",
+    nan="#f0abfc",
+    posinf="#fdba74",
+    neginf="#67e8f9",
+    error="#ff6b6b",
+    warning="#ffb454",
+    info="#6cb6ff",
+    ok="#7ee787",
+    colormap="viridis",
+    series=("#5b9cff", "#ff7b54", "#3dd6c6", "#ffd166", "#c39bff", "#ff6fae", "#a5b1c2",
+            "#8bd450"),
+)
+
+THEMES = {"light": LIGHT, "dark": DARK}
+BASE_POINT_SIZE = 10.0
+PRESENTATION_SCALE = 1.6
+
+
+class ThemeState(QtCore.QObject):
+    """The current theme and text scale; ``changed`` fires after either changes."""
+
+    changed = QtCore.Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.theme: Theme = LIGHT
+        self.scale: float = 1.0
+
+    @property
+    def presentation(self) -> bool:
+        return self.scale > 1.0
+
+    def apply(self, name: str | None = None, scale: float | None = None) -> None:
+        """Switch theme and/or scale and re-style the application."""
+        if name is not None:
+            self.theme = THEMES[name]
+        if scale is not None:
+            self.scale = float(scale)
+        app = QtWidgets.QApplication.instance()
+        if isinstance(app, QtWidgets.QApplication):
+            style_app(app, self.theme, self.scale)
+        pg.setConfigOptions(background=self.theme.base, foreground=self.theme.text,
+                            antialias=True)
+        self.changed.emit()
+
+
+_STATE: ThemeState | None = None
+
+
+def state() -> ThemeState:
+    """The process-wide theme state (created on first use, after the QApplication)."""
+    global _STATE
+    if _STATE is None:
+        _STATE = ThemeState()
+    return _STATE
+
+
+def current() -> Theme:
+    return state().theme
+
+
+def palette_for(theme: Theme) -> QtGui.QPalette:
+    p = QtGui.QPalette()
+    c = QtGui.QColor
+    roles = QtGui.QPalette.ColorRole
+    p.setColor(roles.Window, c(theme.window))
+    p.setColor(roles.WindowText, c(theme.text))
+    p.setColor(roles.Base, c(theme.base))
+    p.setColor(roles.AlternateBase, c(theme.alt_base))
+    p.setColor(roles.Text, c(theme.text))
+    p.setColor(roles.Button, c(theme.window))
+    p.setColor(roles.ButtonText, c(theme.text))
+    p.setColor(roles.Highlight, c(theme.accent))
+    p.setColor(roles.HighlightedText, c(theme.highlight_text))
+    p.setColor(roles.ToolTipBase, c(theme.alt_base))
+    p.setColor(roles.ToolTipText, c(theme.text))
+    p.setColor(roles.PlaceholderText, c(theme.muted))
+    p.setColor(roles.Link, c(theme.accent))
+    p.setColor(QtGui.QPalette.ColorGroup.Disabled, roles.Text, c(theme.muted))
+    p.setColor(QtGui.QPalette.ColorGroup.Disabled, roles.WindowText, c(theme.muted))
+    p.setColor(QtGui.QPalette.ColorGroup.Disabled, roles.ButtonText, c(theme.muted))
+    return p
+
+
+def style_app(app: QtWidgets.QApplication, theme: Theme, scale: float = 1.0) -> None:
+    """Apply palette, font size and a small style sheet to the whole application."""
+    app.setStyle("Fusion")  # the same look on every platform, and in screenshots
+    app.setPalette(palette_for(theme))
+    font = app.font()
+    font.setPointSizeF(BASE_POINT_SIZE * scale)
+    app.setFont(font)
+    app.setStyleSheet(
+        f"QToolTip {{ color: {theme.text}; background: {theme.alt_base};"
+        f" border: 1px solid {theme.border}; padding: 4px; }}"
+        f"QDockWidget::title {{ padding: 4px; background: {theme.alt_base}; }}"
+    )

@@ -1,0 +1,42 @@
+"""Qt test set-up: an isolated settings file, no modal error dialogs, a window factory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore
+from pytestqt.qtbot import QtBot
+
+from tensor_explorer.core.workspace import Workspace
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TENSOR_EXPLORER_SETTINGS", str(tmp_path / "settings.ini"))
+    monkeypatch.setenv("TENSOR_EXPLORER_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("TENSOR_EXPLORER_NO_DIALOGS", "1")
+    yield
+    from tensor_explorer.qt import i18n, theme
+
+    if QtCore.QCoreApplication.instance() is not None:
+        if i18n.current() != "en":
+            i18n.install("en")
+        theme.state().apply("light", 1.0)
+        QtCore.QThreadPool.globalInstance().waitForDone(10_000)
+
+
+@pytest.fixture
+def make_window(qtbot: QtBot, tmp_path: Path) -> Callable[..., object]:
+    from tensor_explorer.qt.main_window import MainWindow
+
+    def make(ws: Workspace | None = None, remember: bool = False) -> MainWindow:
+        settings = (QtCore.QSettings(os.environ["TENSOR_EXPLORER_SETTINGS"],
+                                     QtCore.QSettings.Format.IniFormat) if remember else None)
+        win = MainWindow(ws or Workspace(), settings=settings)
+        qtbot.addWidget(win)
+        return win
+
+    return make

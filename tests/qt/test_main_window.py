@@ -1,0 +1,146 @@
+"""The main window: panels follow the workspace, actions run as statements, files open,
+bad input gives messages, settings are remembered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from PySide6 import QtCore, QtGui, QtWidgets
+from pytestqt.qtbot import QtBot
+
+from tensor_explorer.core.workspace import Workspace
+from tensor_explorer.qt.main_window import PANELS
+
+
+def run(qtbot: QtBot, win, source: str) -> None:
+    with qtbot.waitSignals([win.runner.busy_changed, win.runner.busy_changed], timeout=20_000):
+        win.runner.run(source)
+    QtWidgets.QApplication.processEvents()
+
+
+def test_every_panel_is_a_dock(make_window) -> None:
+    win = make_window()
+    assert set(win.docks) == set(PANELS)
+    for name, dock in win.docks.items():
+        assert dock.widget() is win.panels[name]
+    visible_bars = [tb for tb in win.findChildren(QtWidgets.QTabBar) if tb.isVisibleTo(win)]
+    texts = [tuple(tb.tabText(i) for i in range(tb.count())) for tb in visible_bars]
+    assert len(texts) == len(set(texts)), "no duplicate (stray) tab bars"
+
+
+def test_code_bar_runs_and_every_panel_follows(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    console = win.panels["console"]
+    console.editor.setPlainText("x = torch.arange(6.0).reshape(2, 3)\ny = x.t()")
+    with qtbot.waitSignal(win.runner.finished, timeout=20_000):
+        console.run_editor()
+    qtbot.waitUntil(lambda: win.panels["workspace"].names_shown() == ["x", "y"])
+    qtbot.waitUntil(lambda: win.workspace.selected == "y")
+    facts = win.panels["inspector"].shown_facts()
+    assert facts["stride"] == str(tuple(win.workspace["y"].stride()))
+    assert facts["is_contiguous"] == "False"
+    assert "y = x.t()" in win.panels["code"].script()
+    assert ">>> x = torch.arange(6.0).reshape(2, 3)" in console.output_text()
+
+
+def test_failing_statement_shows_plain_error_and_keeps_workspace(qtbot, make_window) -> None:
+    win = make_window()
+    run(qtbot, win, "a = torch.ones(2, 3)")
+    run(qtbot, win, "b = a @ a")
+    text = win.panels["console"].output_text()
+    assert "Line 1" in text and "a:" in text and "Traceback" not in text
+    assert win.workspace.names() == ["a"]
+
+
+def test_workspace_actions_run_as_statements(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    run(qtbot, win, "t = torch.ones(2)")
+    panel = win.panels["workspace"]
+    for action in (lambda: panel.duplicate("t"), lambda: panel.convert_dtype("t", "float64"),
+                   lambda: panel.rename("t_copy", "u"), lambda: panel.move_to_device("u", "meta")):
+        with qtbot.waitSignal(win.runner.finished, timeout=20_000):
+            action()
+    ws = win.workspace
+    assert ws["t"].dtype == torch.float64
+    assert "t_copy" not in ws and ws["u"].device.type == "meta"
+    sources = [r.source for r in ws.history if r.kind == "run"]
+    assert "t_copy = t.clone()" in sources and "t = t.to(torch.float64)" in sources
+    with qtbot.waitSignal(win.runner.finished, timeout=20_000):
+        win.workspace.selected = "u"
+        panel.delete_selected()
+    assert "u" not in ws
+
+
+def test_open_files_and_bad_files(qtbot: QtBot, make_window, tmp_path: Path) -> None:
+    win = make_window()
+    np.save(tmp_path / "data.npy", np.arange(12.0).reshape(3, 4))
+    (tmp_path / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00junk")
+    (tmp_path / "prog.py").write_text("z = torch.zeros(3)\n")
+    win.open_paths([str(tmp_path / "data.npy")])
+    qtbot.waitUntil(lambda: "data" in win.workspace, timeout=10_000)
+    win.open_paths([str(tmp_path / "bad.npy")])
+    qtbot.waitUntil(lambda: "bad.npy" in win.panels["console"].output_text(), timeout=10_000)
+    assert "truncated" in win.statusBar().currentMessage()
+    assert "Traceback" not in win.panels["console"].output_text()
+    with qtbot.waitSignal(win.runner.finished, timeout=20_000):
+        win.open_paths([str(tmp_path / "prog.py")])
+    assert win.workspace.names() == ["data", "z"]
+
+
+def test_drop_opens_files(qtbot: QtBot, make_window, tmp_path: Path) -> None:
+    win = make_window()
+    np.save(tmp_path / "dropped.npy", np.ones(3))
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(str(tmp_path / "dropped.npy"))])
+    event = QtGui.QDropEvent(QtCore.QPointF(10, 10), QtCore.Qt.DropAction.CopyAction, mime,
+                             QtCore.Qt.MouseButton.LeftButton,
+                             QtCore.Qt.KeyboardModifier.NoModifier)
+    win.dropEvent(event)
+    qtbot.waitUntil(lambda: "dropped" in win.workspace, timeout=10_000)
+
+
+def test_stop_a_runaway_program(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    run(qtbot, win, "keep = torch.ones(1)")
+    with qtbot.waitSignal(win.runner.failed, timeout=20_000) as blocker:
+        win.runner.run("while True:\n    pass")
+        QtCore.QTimer.singleShot(200, win.runner.stop)
+    assert blocker.args[0].cancelled
+    assert win.workspace.names() == ["keep"]
+
+
+def test_settings_remember_theme_language_and_recent(qtbot, make_window, tmp_path) -> None:
+    win = make_window(remember=True)
+    win.set_theme("dark")
+    win.set_presentation(True)
+    np.save(tmp_path / "r.npy", np.ones(2))
+    win.open_paths([str(tmp_path / "r.npy")])
+    qtbot.waitUntil(lambda: bool(win.recent_files()), timeout=10_000)
+    win.close()
+    again = make_window(remember=True)
+    from tensor_explorer.qt import theme
+
+    assert theme.current().name == "dark" and theme.state().presentation
+    assert again.dark_action.isChecked() and again.present_action.isChecked()
+    assert again.recent_files() == [str((tmp_path / "r.npy").resolve())]
+
+
+def test_presentation_mode_scales_text(make_window) -> None:
+    win = make_window()
+    base = QtWidgets.QApplication.font().pointSizeF()
+    win.set_presentation(True)
+    assert QtWidgets.QApplication.font().pointSizeF() > base * 1.4
+    win.set_presentation(False)
+    assert QtWidgets.QApplication.font().pointSizeF() == base
+
+
+def test_explored_values_show(qtbot: QtBot, make_window) -> None:
+    ws = Workspace()
+    ws["a"] = torch.randn(3, 3)
+    ws["b"] = np.zeros((2, 2), np.int32)
+    ws.selected = "b"
+    win = make_window(ws)
+    assert win.panels["workspace"].names_shown() == ["a", "b"]
+    assert win.panels["inspector"].shown_facts()["dtype"] == "int32"
