@@ -179,10 +179,20 @@ def choose_steps(shape: Sequence[int], max_cells: int) -> tuple[int, ...]:
             budget = max(1, budget // shape[i])
             rest.pop(0)
             continue
+        def cells(step: int) -> int:
+            return math.prod(-(-shape[j] // step) for j in rest)
+
+        # the smallest common step that fits (cells() only falls as the step grows)
         total = math.prod(shape[j] for j in rest)
-        s = max(1, math.ceil((total / budget) ** (1.0 / k)))
-        while math.prod(-(-shape[j] // s) for j in rest) > budget:
-            s += 1
+        lo_s = max(1, int((total / budget) ** (1.0 / k)))
+        hi_s = max(shape[j] for j in rest)
+        while lo_s < hi_s:
+            mid = (lo_s + hi_s) // 2
+            if cells(mid) <= budget:
+                hi_s = mid
+            else:
+                lo_s = mid + 1
+        s = lo_s
         for j in rest:
             steps[j] = s
         break
