@@ -119,7 +119,7 @@ def check_showable(value: Any) -> None:
             )
         if value.is_quantized:
             raise PreviewError("quantized tensor: call .dequantize() to see its values")
-    elif isinstance(value, np.ndarray):
+    elif isinstance(value, np.ndarray | np.generic):
         pass
     else:
         raise PreviewError(f"not a tensor or an array: {type(value).__name__}")
@@ -135,7 +135,9 @@ def needs_background(value: Value) -> bool:
         if value.is_meta:
             return False
         return value.device.type != "cpu" or value.numel() > BACKGROUND_NUMEL
-    return int(value.size) > BACKGROUND_NUMEL or _is_mapped(value)
+    if isinstance(value, np.ndarray):
+        return int(value.size) > BACKGROUND_NUMEL or _is_mapped(value)
+    return False
 
 
 def _is_mapped(a: np.ndarray) -> bool:
@@ -292,6 +294,8 @@ def downsample(
     if isinstance(value, Plane):
         return _downsample_plane(value, max_cells)
     check_showable(value)
+    if isinstance(value, np.generic):  # a NumPy scalar: a 0-d array of it
+        value = np.asarray(value)
     shape = _shape(value)
     steps = choose_steps(shape, max_cells)
     view = value[tuple(slice(None, None, s) for s in steps)] if shape else value
@@ -426,6 +430,8 @@ def slice_plane(
     check_showable(value)
     if isinstance(value, torch.Tensor):
         value = value.detach()  # a view: no autograd nodes for the slicing below
+    elif isinstance(value, np.generic):
+        value = np.asarray(value)
     shape = _shape(value)
     ndim = len(shape)
     axes_t = tuple(int(a) for a in (default_axes(ndim) if axes is None else axes))
@@ -604,6 +610,8 @@ def write_refusal(value: Any) -> str | None:
             return ("several elements share the same memory (a broadcast or strided view): "
                     "writing one would change them all")
         return None
+    if isinstance(value, np.generic):
+        return "a NumPy scalar cannot be changed in place; it is a copy, not a view of an array"
     return f"not a tensor or an array: {type(value).__name__}"
 
 
