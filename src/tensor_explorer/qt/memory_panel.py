@@ -1,63 +1,833 @@
-"""Memory panel (first version): which values share an allocation, as a relation list.
+"""Memory panel: which values share an allocation, drawn byte by byte, with hover linking.
 
-The drawn strip of bytes, footprints, hover linking and live writes come with issue 5; this
-version already lists every related pair from :meth:`Workspace.relations` with its kind, the
-bytes shared and why (from the workspace's origin records).
+Each allocation is a strip of its bytes (grouped in cells of the element size); under it, each
+value that lives there is a row in its own colour, its elements drawn on the bytes they occupy,
+with their values when the cells are wide enough. Views sit under the value that contains them,
+an alias under the earlier of the two. Each row says the value's kind, dtype, shape, stride,
+storage offset and (tensors) version counter. Where several elements of one value read the
+same bytes (``expand``, overlapping ``unfold``), cells are marked ×N.
+
+Hovering an element lights up its bytes and every element of every value that reads them
+(:func:`tensor_explorer.core.memory.readers`); hover is rate-limited by a single-shot timer.
+Beside the drawing, the relation list says, for each related pair, the kind in words, the bytes
+shared and why (:func:`tensor_explorer.core.memory.sharing_reason` on how the value was made).
+
+Large allocations are drawn as ranges (one bin per pixel, computed from the footprint without
+touching elements); the mouse wheel over a strip zooms into its bytes, down to cells, and a
+double click zooms back out. The model is computed in a background :class:`Task`; redrawing it
+(on resize, theme change, zoom) only paints what is visible.
+
+In-place writes: the workspace's ``changed`` event fires for every alias of a written value;
+the next drawing marks the cells whose value changed (dashed outline) and each row's version
+counter, with an arrow where it went up. Table edits in the Values panel do not go through the
+workspace: connect ``ValuesPanel.edited`` to :meth:`MemoryPanel.value_written`.
 """
 
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from collections.abc import Iterable
 
-from ..core.memory import sharing_reason
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core import memory
+from . import theme
 from .bridge import WorkspaceBridge
+from .memory_view import (
+    BytesItem,
+    LaneItem,
+    LaneModel,
+    MemoryModel,
+    Palette,
+    StripGeometry,
+    StripModel,
+    compute_model,
+    human_bytes,
+)
+from .workers import Task
+
+HOVER_INTERVAL_MS = 30  # at most ~33 hover updates a second
+KIND_ORDER = ("alias", "contains", "overlap", "same-storage")
+
+
+class _View(QtWidgets.QGraphicsView):
+    """The drawing; forwards mouse moves (rate-limited by the panel), wheel and double click."""
+
+    def __init__(self, panel: MemoryPanel) -> None:
+        super().__init__()
+        self.panel = panel
+        self.setMouseTracking(True)
+        self.setRenderHints(QtGui.QPainter.RenderHint.Antialiasing
+                            | QtGui.QPainter.RenderHint.TextAntialiasing)
+        self.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+        self.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:
+        self.panel._queue_hover(self.mapToScene(event.position().toPoint()))
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event: QtCore.QEvent) -> None:
+        self.panel._queue_hover(None)
+        super().leaveEvent(event)
+
+    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
+        pos = self.mapToScene(event.position().toPoint())
+        if event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier or \
+                self.panel.strip_at(pos) is not None:
+            steps = event.angleDelta().y() / 120
+            if steps and self.panel.zoom_at(pos, 0.7 ** steps):
+                event.accept()
+                return
+        super().wheelEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QtGui.QMouseEvent) -> None:
+        strip = self.panel.strip_at(self.mapToScene(event.position().toPoint()))
+        if strip is not None:
+            self.panel.reset_zoom(strip.number)
+        super().mouseDoubleClickEvent(event)
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.panel._redraw_timer.start()
 
 
 class MemoryPanel(QtWidgets.QWidget):
-    """Relation list: a, b, kind, shared bytes, why."""
+    """Allocations as strips of bytes, each value's footprint on them, hover linking, and the
+    relation list (a, b, kind, shared bytes, why).
+
+    Signals: ``drawn()`` after each drawing of a new model (tests wait for it).
+    """
+
+    drawn = QtCore.Signal()
 
     def __init__(self, bridge: WorkspaceBridge, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("MemoryPanel")
         self.bridge = bridge
+        self.model = MemoryModel()
+        self._task: Task | None = None
+        self._dirty = False  # a recompute was asked for while one ran
+        self._ready = False
+        self._written: set[str] = set()
+        self._prev_texts: dict[str, dict[int, str]] = {}
+        self._prev_versions: dict[str, tuple[int, int]] = {}  # name -> (id(value), version)
+        self._changed_cells: dict[str, set[int]] = {}
+        self._version_up: dict[str, int] = {}  # name -> version before the write
+        self._windows: dict[tuple[str, int | None, int], tuple[int, int]] = {}
+        self._geoms: dict[int, StripGeometry] = {}
+        self._strip_rects: dict[int, QtCore.QRectF] = {}
+        self._lane_items: dict[str, LaneItem] = {}
+        self._bytes_items: dict[int, BytesItem] = {}
+        self._lit: dict[str, list[tuple[int, ...]]] = {}
+        self._hover_pos: QtCore.QPointF | None = None
+        self._user_split = False
+
+        self.legend = QtWidgets.QLabel()
+        self.legend.setWordWrap(True)
+        self.info = QtWidgets.QLabel()
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.scene = QtWidgets.QGraphicsScene(self)
+        self.view = _View(self)
+        self.view.setScene(self.scene)
+
         self.table = QtWidgets.QTableWidget(0, 5)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.itemSelectionChanged.connect(self._row_selected)
+        self.note = QtWidgets.QLabel()
+        self.note.setWordWrap(True)
+        side = QtWidgets.QWidget()
+        side_layout = QtWidgets.QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        self.table_title = QtWidgets.QLabel()
+        side_layout.addWidget(self.table_title)
+        side_layout.addWidget(self.table, 1)
+        side_layout.addWidget(self.note)
+
+        self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.view)
+        self.splitter.addWidget(side)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.splitterMoved.connect(self._splitter_moved)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.info)
+        layout.addWidget(self.splitter, 1)
+
+        self._hover_timer = QtCore.QTimer(self)
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(HOVER_INTERVAL_MS)
+        self._hover_timer.timeout.connect(self._hover_now)
+        self._redraw_timer = QtCore.QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.setInterval(40)
+        self._redraw_timer.timeout.connect(self.redraw)
+
+        bridge.modified.connect(self.refresh)
+        bridge.changed.connect(self._note_changed)
+        theme.state().changed.connect(self._restyle)
+        self._retranslate()
+        self._restyle()
+        self.refresh()
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_split()
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit_split()
+
+    def _fit_split(self) -> None:
+        """Give the relation list the height of its rows (25-45 %), the drawing the rest,
+        until the user moves the splitter."""
+        if self._user_split:
+            return
+        total = self.splitter.height() - self.splitter.handleWidth()
+        if total <= 0:
+            return
+        rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        want = (self.table.horizontalHeader().height() + rows + self.table_title.sizeHint().height()
+                + self.note.sizeHint().height() + 24)
+        side = int(min(max(want, total * 0.25), total * 0.45))
+        self.splitter.setSizes([total - side, side])
+
+    @QtCore.Slot(int, int)
+    def _splitter_moved(self, *_: int) -> None:
+        self._user_split = True
+
+    # ------------------------------------------------------------------ texts
+
+    def _retranslate(self) -> None:
+        self.legend.setText(self.tr(
+            "Each grey strip is one block of memory (an allocation), its bytes numbered from 0. "
+            "Each coloured row under it is a value, drawn on the bytes it reads. Values in the "
+            "same strip share memory; a separate strip is separate memory. Hover a cell to light "
+            "up every element that reads the same bytes."))
+        self.table_title.setText(self.tr("Values that share memory"))
         self.table.setHorizontalHeaderLabels(
             [self.tr("a"), self.tr("b"), self.tr("relation"), self.tr("shared bytes"),
              self.tr("why")])
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.note = QtWidgets.QLabel()
-        self.note.setWordWrap(True)
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.note)
-        layout.addWidget(self.table, 1)
-        bridge.modified.connect(self.refresh)
-        self.refresh()
+        self._set_info(None)
 
-    def _why(self, name: str | None) -> str:
-        if name is None:
-            return ""
-        origin = self.bridge.workspace.origin(name)
-        if origin is None or not origin.call:
-            return ""
-        return (sharing_reason(name, origin.call) or "").replace("`", "")
+    def kind_text(self, kind: str) -> str:
+        """The relation kind in words a learner reads."""
+        return {
+            "alias": self.tr("alias: the same bytes"),
+            "contains": self.tr("contains: b is part of a"),
+            "inside": self.tr("inside: a is part of b"),
+            "overlap": self.tr("overlap: some bytes in common"),
+            "same-storage": self.tr("same storage, different bytes"),
+        }.get(kind, kind)
+
+    def _kind_tip(self, kind: str) -> str:
+        return {
+            "alias": self.tr("Both read exactly the same bytes: writing one changes the other."),
+            "contains": self.tr("Every byte of b is also a byte of a (b is a slice, column or "
+                                "diagonal of a): writing b changes a."),
+            "overlap": self.tr("They share some bytes, and each has bytes the other lacks."),
+            "same-storage": self.tr("One allocation, but no byte in common: writing one never "
+                                    "changes the other."),
+        }.get(kind, "")
+
+    def _set_info(self, text: str | None) -> None:
+        self.info.setText(text if text else self.tr(
+            "Hover a cell: its bytes and every element that reads them light up. Wheel over a "
+            "strip zooms into its bytes; double-click zooms out."))
+
+    # ------------------------------------------------------------------ model
 
     @QtCore.Slot()
     def refresh(self) -> None:
+        """Recompute the model from the workspace (in the background) and redraw."""
+        if self._task is not None and self._task.running:
+            self._dirty = True
+            return
         ws = self.bridge.workspace
-        try:
-            rels = ws.relations()
-        except Exception as exc:  # never let one odd value break the panel
-            self.note.setText(self.tr("Relations could not be computed: {0}").format(exc))
-            rels = []
-        else:
-            self.note.setText(self.tr("No two values share memory.") if not rels else
-                              self.tr("Values that share memory:"))
+        items = [(n, v) for n, v in ws.items()]
+        whys: dict[str, str] = {}
+        for name, _ in items:
+            origin = ws.origin(name)
+            if origin is not None and origin.call:
+                reason = memory.sharing_reason(name, origin.call)
+                if reason:
+                    whys[name] = reason.replace("`", "")
+        self._ready = False
+        self._dirty = False
+        task = Task(lambda progress, cancel: compute_model(items, whys, cancel), parent=self)
+        task.finished.connect(self._apply)
+        task.failed.connect(self._failed)
+        self._task = task
+        task.start()
+
+    @QtCore.Slot(object)
+    def _apply(self, model: MemoryModel) -> None:
+        self._task = None
+        if self._dirty:
+            self.refresh()
+            return
+        self._changed_cells = {}
+        self._version_up = {}
+        written = self._written | self._aliases_of(self._written, model)
+        for strip in model.strips:
+            for lane in strip.lanes:
+                prev = self._prev_texts.get(lane.name)
+                if lane.name in written and prev is not None and lane.cell_offsets is not None:
+                    texts = lane.cell_text or []
+                    self._changed_cells[lane.name] = {
+                        int(off) for off, t in zip(lane.cell_offsets, texts, strict=True)
+                        if prev.get(int(off), t) != t}
+                before = self._prev_versions.get(lane.name)
+                if (lane.version is not None and before is not None
+                        and before[0] == id(lane.value) and lane.version > before[1]):
+                    self._version_up[lane.name] = before[1]
+        self._written = set()
+        self._prev_texts = {
+            lane.name: dict(zip((int(o) for o in lane.cell_offsets), lane.cell_text, strict=True))
+            for strip in model.strips for lane in strip.lanes
+            if lane.cell_offsets is not None and lane.cell_text is not None}
+        self._prev_versions = {
+            lane.name: (id(lane.value), lane.version)
+            for strip in model.strips for lane in strip.lanes if lane.version is not None}
+        self.model = model
+        self._fill_table()
+        self.redraw()
+        self._ready = True
+        self.drawn.emit()
+
+    @QtCore.Slot(str)
+    def _failed(self, message: str) -> None:
+        self._task = None
+        self.model = MemoryModel()
+        self.scene.clear()
+        self._lane_items, self._bytes_items = {}, {}
+        self.scene.addSimpleText(self.tr("The memory drawing failed: {0}").format(message))
+        self._ready = True
+        self.drawn.emit()
+
+    def _aliases_of(self, names: set[str], model: MemoryModel) -> set[str]:
+        out: set[str] = set()
+        for rel in model.relations:
+            if rel.kind in ("alias", "contains", "overlap"):
+                if rel.a in names and rel.b:
+                    out.add(rel.b)
+                if rel.b in names and rel.a:
+                    out.add(rel.a)
+        return out
+
+    @QtCore.Slot(str)
+    def _note_changed(self, name: str) -> None:
+        self._written.add(name)
+
+    @QtCore.Slot(object, tuple, object)
+    def value_written(self, name: object, index: tuple[int, ...] = (),
+                      value: object = None) -> None:
+        """An element of ``name`` was written in place outside the workspace's events (a table
+        edit in the Values panel): mark it and its aliases as written and redraw."""
+        if isinstance(name, str):
+            self._written.add(name)
+        self.refresh()
+
+    def is_ready(self) -> bool:
+        """True when the drawing shows the latest model."""
+        return self._ready and (self._task is None or not self._task.running)
+
+    # ------------------------------------------------------------------ relation list
+
+    def _fill_table(self) -> None:
+        rels = self.model.relations
         self.table.setRowCount(len(rels))
         for r, rel in enumerate(rels):
-            why = self._why(rel.b) or self._why(rel.a)
-            for c, text in enumerate((rel.a, rel.b, rel.kind, f"{rel.shared_bytes:,}", why)):
-                self.table.setItem(r, c, QtWidgets.QTableWidgetItem(str(text)))
+            why = self.model.whys.get(rel.b or "") or self.model.whys.get(rel.a or "") or ""
+            cells = (rel.a or "", rel.b or "", self.kind_text(rel.kind),
+                     f"{rel.shared_bytes:,}", why)
+            for c, text in enumerate(cells):
+                item = QtWidgets.QTableWidgetItem(text)
+                if c == 2:
+                    item.setToolTip(self._kind_tip(rel.kind))
+                elif c == 4:
+                    item.setToolTip(why)
+                self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
+        own = [lane.name for strip in self.model.strips if strip.has_memory
+               and len(strip.lanes) == 1 for lane in strip.lanes]
+        lines = []
+        if not rels:
+            lines.append(self.tr("No two values share memory."))
+        if own:
+            lines.append(self.tr("Own memory (no other value reads its bytes): {0}").format(
+                ", ".join(own)))
+        if self.model.skipped:
+            lines.append(self.tr("Not tensors or arrays, not drawn: {0}").format(
+                ", ".join(self.model.skipped)))
+        self.note.setText("\n".join(lines))
+        self._fit_split()
+
+    def relation_rows(self) -> list[tuple[str, str, str, int, str]]:
+        """(a, b, kind, shared bytes, why) for each row of the relation list."""
+        out = []
+        for r, rel in enumerate(self.model.relations):
+            why_item = self.table.item(r, 4)
+            out.append((rel.a or "", rel.b or "", rel.kind, rel.shared_bytes,
+                        why_item.text() if why_item else ""))
+        return out
+
+    @QtCore.Slot()
+    def _row_selected(self) -> None:
+        rows = {i.row() for i in self.table.selectedItems()}
+        if len(rows) != 1:
+            return
+        rel = self.model.relations[rows.pop()]
+        lane = self.model.lane(rel.b or "")
+        if lane is not None and lane.numel:
+            self.hover_element(lane.name, (0,) * len(lane.shape))
+
+    # ------------------------------------------------------------------ drawing
+
+    def _palette(self) -> Palette:
+        t = theme.current()
+        s = theme.state().scale
+        c = QtGui.QColor
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(9.0 * s)
+        small = QtGui.QFont(self.font())
+        small.setPointSizeF(8.0 * s)
+        bold = QtGui.QFont(self.font())
+        bold.setPointSizeF(10.0 * s)
+        bold.setBold(True)
+        return Palette(c(t.text), c(t.muted), c(t.border), c(t.base), c(t.alt_base), c(t.accent),
+                       c(t.highlight_text), c(t.warning), [c(x) for x in t.series], font, small,
+                       bold, s)
+
+    @QtCore.Slot()
+    def _restyle(self) -> None:
+        t = theme.current()
+        s = theme.state().scale
+        self.view.setBackgroundBrush(QtGui.QColor(t.base))
+        self.legend.setStyleSheet(f"color: {t.muted};")
+        self.info.setStyleSheet(f"color: {t.text}; font-weight: bold;")
+        self.info.setMinimumHeight(int(QtGui.QFontMetrics(self.font()).height() * 2.2 * s))
+        if self._ready:
+            self.redraw()
+
+    def _strip_key(self, strip: StripModel) -> tuple[str, int | None, int]:
+        return (strip.device, strip.start, strip.nbytes)
+
+    def _text(self, text: str, font: QtGui.QFont, colour: QtGui.QColor, x: float,
+              y: float) -> QtWidgets.QGraphicsSimpleTextItem:
+        item = self.scene.addSimpleText(text, font)
+        item.setBrush(colour)
+        item.setPos(x, y)
+        return item
+
+    @QtCore.Slot()
+    def redraw(self) -> None:
+        """Draw the current model for the current size, theme and zoom (visible parts only)."""
+        pal = self._palette()
+        s = pal.scale
+        self.scene.clear()
+        self._lane_items, self._bytes_items, self._geoms, self._strip_rects = {}, {}, {}, {}
+        self._lit = {}
+        margin = 10 * s
+        fm_bold = QtGui.QFontMetricsF(pal.bold)
+        fm = QtGui.QFontMetricsF(pal.font)
+        fm_small = QtGui.QFontMetricsF(pal.small)
+        avail = max(self.view.viewport().width(), 200) - 2 * margin
+        model = self.model
+        if not model.strips:
+            self._text(self.tr("No tensors or arrays in the workspace yet."), pal.font, pal.muted,
+                       margin, margin)
+            self.scene.setSceneRect(self.scene.itemsBoundingRect())
+            return
+        indent = 16 * s
+        name_w = max(fm_bold.horizontalAdvance(self.tr("bytes")),
+                     *(fm_bold.horizontalAdvance("└ " + lane.name) + lane.depth * indent
+                       for strip in model.strips for lane in strip.lanes)) + 12 * s
+        x0 = margin + name_w
+        cells_w = max(avail - name_w, 120 * s)
+        cell_h = 30 * s
+        bytes_h = 30 * s
+        line = fm_small.height() + 2
+        y = margin
+        for strip in model.strips:
+            top = y
+            self._text(self._strip_title(strip), pal.bold, pal.text, margin, y)
+            y += fm_bold.height() + 4 * s
+            if strip.owner and strip.has_memory and len(strip.lanes) == 1:
+                why = strip.lanes[0].why
+                own = self.tr("Only {0} reads this memory: it has bytes of its own.").format(
+                    strip.owner)
+                self._text(own + (f"  ({why})" if why else ""), pal.small, pal.muted, margin, y)
+                y += line
+            if not strip.has_memory:
+                lane = strip.lanes[0]
+                self._text(lane.name, pal.bold, pal.colour(lane.colour), margin, y)
+                box = self.scene.addRect(QtCore.QRectF(x0, y, min(cells_w, 240 * s), cell_h),
+                                         QtGui.QPen(pal.muted, 1, QtCore.Qt.PenStyle.DashLine))
+                box.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+                self._text(self.tr("no bytes"), pal.font, pal.muted, x0 + 8 * s,
+                           y + (cell_h - fm.height()) / 2)
+                y += cell_h + 2
+                self._text(self._lane_detail(lane), pal.small, pal.muted, x0, y)
+                y += line
+                self._text(strip.note, pal.small, pal.muted, x0, y)
+                y += line + 14 * s
+                self._strip_rects[strip.number] = QtCore.QRectF(0, top, avail + 2 * margin,
+                                                                y - top)
+                continue
+            lo, hi = self._windows.get(self._strip_key(strip), (0, strip.nbytes))
+            geom = StripGeometry(x0, cells_w, lo, hi, strip.unit, 64 * s)
+            self._geoms[strip.number] = geom
+            self._text(self.tr("bytes"), pal.bold, pal.muted, margin, y + 2)
+            used = None
+            bytes_item = BytesItem(strip, geom, pal, bytes_h, used)
+            bytes_item.setPos(0, y)
+            self.scene.addItem(bytes_item)
+            self._bytes_items[strip.number] = bytes_item
+            if geom.mode == "ranges" or (lo, hi) != (0, strip.nbytes):
+                shown = self.tr("bytes {0}–{1} of {2}, drawn as ranges").format(
+                    f"{lo:,}", f"{hi:,}", f"{strip.nbytes:,}") if geom.mode == "ranges" else \
+                    self.tr("bytes {0}–{1} of {2}").format(f"{lo:,}", f"{hi:,}",
+                                                            f"{strip.nbytes:,}")
+                tw = fm_small.horizontalAdvance(shown)
+                self._text(shown, pal.small, pal.muted, x0 + geom.drawn_width - tw,
+                           y - fm_small.height() - 2)
+            y += bytes_h + 2 * s
+            right_x = x0 + geom.drawn_width + 14 * s
+            for lane in strip.lanes:
+                colour = pal.colour(lane.colour)
+                prefix = "└ " if lane.depth else ""
+                self._text(prefix + lane.name, pal.bold, colour, margin + lane.depth * indent,
+                           y + (cell_h - fm_bold.height()) / 2)
+                item = LaneItem(lane, geom, pal, cell_h, self._changed_cells.get(lane.name))
+                item.setPos(0, y)
+                self.scene.addItem(item)
+                self._lane_items[lane.name] = item
+                details = [(self._lane_detail(lane), pal.muted)]
+                relation = self._lane_relation(lane)
+                if relation:
+                    details.append((relation, pal.text))
+                if lane.why and lane.depth:
+                    details.append((lane.why, pal.muted))
+                widest = max(fm_small.horizontalAdvance(t) for t, _ in details)
+                if right_x + widest <= avail + margin and len(details) * line <= cell_h + line:
+                    dy = y + max((cell_h - len(details) * line) / 2, 0)
+                    for text, col in details:
+                        self._text(text, pal.small, col, right_x, dy)
+                        dy += line
+                    y += max(cell_h, len(details) * line) + 6 * s
+                else:
+                    y += cell_h + 2
+                    for text, col in details:
+                        self._text(text, pal.small, col, x0, y)
+                        y += line
+                    y += 6 * s
+            self._strip_rects[strip.number] = QtCore.QRectF(0, top, avail + 2 * margin, y - top)
+            y += 14 * s
+        rect = self.scene.itemsBoundingRect()
+        self.scene.setSceneRect(QtCore.QRectF(0, 0, max(rect.right(), avail) + margin,
+                                              rect.bottom() + margin))
+        if self._hover_pos is not None:
+            self._hover_now()
+
+    def _strip_title(self, strip: StripModel) -> str:
+        if not strip.has_memory:
+            return self.tr("Allocation {0}: none, on {1}").format(strip.number, strip.device)
+        size = human_bytes(strip.nbytes) if strip.nbytes >= 1024 else self.tr("{0} bytes").format(
+            strip.nbytes)
+        exact = self.tr(" ({0} bytes)").format(f"{strip.nbytes:,}") if strip.nbytes >= 1024 else ""
+        where = "CPU" if strip.device == "cpu" else strip.device.upper()
+        title = self.tr("Allocation {0}: {1}{2} on {3}").format(strip.number, size, exact, where)
+        if strip.unit > 1:
+            title += self.tr(", one cell = {0} bytes").format(strip.unit)
+        if strip.owner:
+            title += self.tr(", owner: {0}").format(strip.owner)
+        return title
+
+    def _lane_detail(self, lane: LaneModel) -> str:
+        kind = self.tr("tensor") if lane.kind == "tensor" else self.tr("NumPy array")
+        shape = "(" + ", ".join(str(n) for n in lane.shape) + ("," if len(lane.shape) == 1
+                                                                 else "") + ")"
+        stride = "(" + ", ".join(str(n) for n in lane.stride) + ("," if len(lane.stride) == 1
+                                                                   else "") + ")"
+        parts = [f"{kind} {lane.dtype} {shape}"]
+        if lane.device != "cpu":
+            parts.append(lane.device)
+        if lane.stride or lane.shape:
+            parts.append(self.tr("stride {0}").format(stride))
+        parts.append(self.tr("offset {0}").format(lane.offset))
+        if lane.version is not None:
+            before = self._version_up.get(lane.name)
+            if before is not None:
+                parts.append(self.tr("version {0} → {1}").format(before, lane.version))
+            else:
+                parts.append(self.tr("version {0}").format(lane.version))
+        if lane.max_mult > 1:
+            parts.append(self.tr("up to {0} elements read one element's bytes").format(
+                lane.max_mult) if not lane.uniform_mult else
+                self.tr("each element's bytes are read by {0} elements").format(lane.max_mult))
+        return " · ".join(parts)
+
+    def _lane_relation(self, lane: LaneModel) -> str:
+        if lane.parent is None:
+            return ""
+        if lane.parent_kind == "alias":
+            return self.tr("alias of {0}: the same bytes").format(lane.parent)
+        return self.tr("view inside {0}: part of its bytes").format(lane.parent)
+
+    # ------------------------------------------------------------------ zoom
+
+    def strip_at(self, pos: QtCore.QPointF) -> StripModel | None:
+        """The strip drawn at scene ``pos`` (None outside strips)."""
+        for strip in self.model.strips:
+            rect = self._strip_rects.get(strip.number)
+            if rect is not None and rect.contains(pos) and strip.has_memory:
+                return strip
+        return None
+
+    def zoom_at(self, pos: QtCore.QPointF, factor: float) -> bool:
+        """Zoom the strip under ``pos`` by ``factor`` (< 1: in) around the byte under it."""
+        strip = self.strip_at(pos)
+        if strip is None or strip.number not in self._geoms:
+            return False
+        geom = self._geoms[strip.number]
+        key = self._strip_key(strip)
+        lo, hi = geom.lo, geom.hi
+        centre = min(max(geom.byte_at(pos.x()), lo), hi)
+        span = max(int((hi - lo) * factor), min(8 * strip.unit, strip.nbytes))
+        span = min(span, strip.nbytes)
+        new_lo = int(centre - (centre - lo) * span / max(hi - lo, 1))
+        new_lo = min(max(new_lo - new_lo % strip.unit, 0), strip.nbytes - span)
+        window = (new_lo, new_lo + span)
+        if window == (lo, hi):
+            return False
+        if window == (0, strip.nbytes):
+            self._windows.pop(key, None)
+        else:
+            self._windows[key] = window
+        self.redraw()
+        return True
+
+    def reset_zoom(self, number: int | None = None) -> None:
+        """Show whole allocations again (one strip, or all)."""
+        for strip in self.model.strips:
+            if number is None or strip.number == number:
+                self._windows.pop(self._strip_key(strip), None)
+        self.redraw()
+
+    def set_window(self, name: str, lo: int, hi: int) -> None:
+        """Show bytes ``[lo, hi)`` of the allocation holding ``name``."""
+        strip = self.model.strip_of(name)
+        if strip is None:
+            raise KeyError(name)
+        self._windows[self._strip_key(strip)] = (max(0, lo), min(strip.nbytes, hi))
+        self.redraw()
+
+    # ------------------------------------------------------------------ hover
+
+    def _queue_hover(self, pos: QtCore.QPointF | None) -> None:
+        self._hover_pos = pos
+        if not self._hover_timer.isActive():
+            self._hover_timer.start()
+
+    @QtCore.Slot()
+    def _hover_now(self) -> None:
+        pos = self._hover_pos
+        if pos is None:
+            self.clear_hover()
+            return
+        self.hover_at(pos)
+
+    def hover_at(self, pos: QtCore.QPointF) -> dict[str, list[tuple[int, ...]]]:
+        """Hover the scene point ``pos``: an element (cells) lights its readers; a byte range
+        (ranges mode, or the bytes row) lights the values that cover it."""
+        for item in self.scene.items(pos):
+            if isinstance(item, LaneItem):
+                local = item.mapFromScene(pos)
+                if item.geom.mode == "cells":
+                    off = item.cell_at(local.x())
+                    if off is None:
+                        break
+                    index = item.lane.index_at(off)
+                    if index is not None:
+                        return self.hover_element(item.lane.name, index)
+                    break
+                b = item.geom.byte_at(local.x())
+                return self._hover_bytes(item.lane.name, b)
+            if isinstance(item, BytesItem):
+                b = item.geom.byte_at(item.mapFromScene(pos).x())
+                return self._hover_bytes(None, b, item.strip)
+        self.clear_hover()
+        return {}
+
+    def hover_element(self, name: str, index: Iterable[int]) -> dict[str, list[tuple[int, ...]]]:
+        """Light up element ``index`` of ``name``, its bytes, and every element of every value
+        that reads them. Returns ``{value name: [index, ...]}`` of what is lit."""
+        lane = self.model.lane(name)
+        strip = self.model.strip_of(name)
+        if lane is None or strip is None or not strip.has_memory:
+            self.clear_hover()
+            return {}
+        index = tuple(int(i) for i in index)
+        values = {ln.name: ln.value for ln in strip.lanes}
+        found = memory.readers(values, name, index, limit=5000)
+        self._clear_items()
+        self._lit = found
+        off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
+        for other, idxs in found.items():
+            item = self._lane_items.get(other)
+            olane = self.model.lane(other)
+            if item is None or olane is None:
+                continue
+            item.lit = {olane.offset_of(i) for i in idxs}
+            item.lit_range = (off, off + lane.itemsize)
+            if other == name:
+                item.hovered = off
+            item.update()
+        bytes_item = self._bytes_items.get(strip.number)
+        if bytes_item is not None:
+            bytes_item.lit = (off, off + lane.itemsize)
+            bytes_item.update()
+        self._set_info(self._describe_hover(name, index, off, lane, found, strip))
+        return found
+
+    def _describe_hover(self, name: str, index: tuple[int, ...], off: int, lane: LaneModel,
+                        found: dict[str, list[tuple[int, ...]]], strip: StripModel) -> str:
+        text = lane.text_at(off)
+        head = f"{name}{list(index)}" + (f" = {text}" if text else "")
+        head += self.tr(": bytes {0}–{1} of allocation {2}.").format(
+            off, off + lane.itemsize - 1, strip.number)
+        readers = []
+        for other, idxs in found.items():
+            shown = [list(i) for i in idxs if not (other == name and i == index)][:4]
+            more = len(idxs) - len(shown) - (1 if other == name else 0)
+            if not shown:
+                continue
+            readers.append(f"{other}" + ", ".join(str(i) for i in shown)
+                           + (self.tr(" and {0} more").format(more) if more > 0 else ""))
+        if readers:
+            head += " " + self.tr("The same bytes are read by: {0}.").format("; ".join(readers))
+        else:
+            head += " " + self.tr("No other element reads these bytes.")
+        others = [ln.name for st in self.model.strips if st is not strip for ln in st.lanes]
+        if others:
+            head += " " + self.tr("Not by {0}: separate memory.").format(", ".join(others[:6]))
+        return head
+
+    def _hover_bytes(self, name: str | None, byte: int,
+                     strip: StripModel | None = None) -> dict[str, list[tuple[int, ...]]]:
+        strip = strip or (self.model.strip_of(name) if name else None)
+        if strip is None or strip.number not in self._geoms:
+            self.clear_hover()
+            return {}
+        geom = self._geoms[strip.number]
+        if geom.mode == "cells":
+            lo = byte - (byte % strip.unit)
+            hi = lo + strip.unit
+        else:
+            per_px = max(1, round(1 / geom.px_per_byte))
+            lo, hi = byte, byte + per_px
+        self._clear_items()
+        readers = []
+        for lane in strip.lanes:
+            if lane.covered(lo, hi):
+                readers.append(lane.name)
+                item = self._lane_items.get(lane.name)
+                if item is not None:
+                    item.lit_range = (lo, hi)
+                    if lane.cell_offsets is not None:
+                        item.lit = {int(o) for o in lane.cell_offsets
+                                    if o < hi and o + lane.itemsize > lo}
+                    item.update()
+        bytes_item = self._bytes_items.get(strip.number)
+        if bytes_item is not None:
+            bytes_item.lit = (lo, hi)
+            bytes_item.update()
+        self._lit = {n: [] for n in readers}
+        where = self.tr("Bytes {0}–{1} of allocation {2}").format(f"{lo:,}", f"{hi - 1:,}",
+                                                                    strip.number)
+        if readers:
+            self._set_info(where + ": " + self.tr("read by {0}.").format(", ".join(readers)))
+        else:
+            self._set_info(where + ": " + self.tr("no value reads them."))
+        return {n: [] for n in readers}
+
+    def _clear_items(self) -> None:
+        for item in self._lane_items.values():
+            if item.lit or item.lit_range is not None or item.hovered is not None:
+                item.lit, item.lit_range, item.hovered = set(), None, None
+                item.update()
+        for bitem in self._bytes_items.values():
+            if bitem.lit is not None:
+                bitem.lit = None
+                bitem.update()
+
+    def clear_hover(self) -> None:
+        """Nothing lit."""
+        self._clear_items()
+        self._lit = {}
+        self._set_info(None)
+
+    def lit(self) -> dict[str, set[tuple[int, ...]]]:
+        """What the last hover lit: ``{value name: {element index, ...}}``."""
+        return {n: set(idxs) for n, idxs in self._lit.items()}
+
+    # ------------------------------------------------------------------ inspection (tests)
+
+    def allocations(self) -> list[list[str]]:
+        """The value names drawn on each strip, top to bottom."""
+        return [[lane.name for lane in strip.lanes] for strip in self.model.strips]
+
+    def shown_value(self, name: str, index: Iterable[int]) -> str | None:
+        """The text drawn in the cell of element ``index`` of ``name``."""
+        lane = self.model.lane(name)
+        if lane is None:
+            return None
+        return lane.text_at(lane.offset_of(tuple(int(i) for i in index)))
+
+    def shown_multiplicity(self, name: str) -> dict[int, int]:
+        """{strip offset: ×N} for the cells of ``name`` marked as read by N > 1 elements."""
+        lane = self.model.lane(name)
+        if lane is None or lane.cell_offsets is None or lane.cell_mult is None:
+            return {}
+        return {int(o): int(m) for o, m in zip(lane.cell_offsets, lane.cell_mult, strict=True)
+                if m > 1}
+
+    def changed_cells(self, name: str) -> set[int]:
+        """Strip offsets of the cells of ``name`` marked as changed by the last write."""
+        return set(self._changed_cells.get(name, set()))
+
+    def scene_texts(self) -> list[str]:
+        """Every text item in the drawing (labels, details, titles)."""
+        return [item.text() for item in self.scene.items()
+                if isinstance(item, QtWidgets.QGraphicsSimpleTextItem)]
+
+    def lane_text(self, name: str) -> str:
+        """The detail line drawn for ``name`` (kind, dtype, shape, stride, offset, version)."""
+        lane = self.model.lane(name)
+        return self._lane_detail(lane) if lane is not None else ""
+
+    def lane_mode(self, name: str) -> str | None:
+        """"cells" or "ranges": how the strip holding ``name`` is drawn now."""
+        item = self._lane_items.get(name)
+        return item.geom.mode if item is not None else None
+
+    def cell_centre(self, name: str, index: Iterable[int]) -> QtCore.QPointF:
+        """Scene point at the centre of the cell of element ``index`` of ``name``."""
+        item = self._lane_items[name]
+        off = item.lane.offset_of(tuple(int(i) for i in index))
+        x = item.geom.x(off + item.lane.itemsize / 2)
+        return item.mapToScene(QtCore.QPointF(x, item.h / 2))
+
+    def lit_cells(self, name: str) -> set[int]:
+        """Strip offsets of the lit cells of ``name`` as drawn."""
+        item = self._lane_items.get(name)
+        return set(item.lit) if item is not None else set()
