@@ -58,9 +58,12 @@ This module never imports Qt.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import json
 import re
 import sys
+import tokenize
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,7 +183,7 @@ class Step:
     def shared_part(self) -> tuple[Any, ...]:
         """Everything that must be identical across languages (code and directives)."""
         return (
-            self.code,
+            _program_text(self.code),
             self.panel,
             self.select,
             self.requires,
@@ -297,7 +300,10 @@ def _front_matter(lines: list[str], where: str) -> tuple[dict[str, str], int]:
             )
         if key in meta:
             raise LessonError(f"'{key}:' is given twice", path=where, line=i + 1)
-        meta[key] = value.strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        meta[key] = value
     raise LessonError("the front matter is not closed with a '---' line", path=where, line=1)
 
 
@@ -578,7 +584,7 @@ def compare_languages(lessons: Mapping[str, Lesson] | Iterable[Lesson]) -> list[
             )
             continue
         for a, b in zip(base.steps, other.steps, strict=True):
-            if a.code != b.code:
+            if _program_text(a.code) != _program_text(b.code):
                 problems.append(f"{pair}: step {a.number} has different code "
                                 f"({other.path or other.language} line {b.line})")
             elif a.shared_part() != b.shared_part():
@@ -586,6 +592,18 @@ def compare_languages(lessons: Mapping[str, Lesson] | Iterable[Lesson]) -> list[
                                 f"(panel/select/expect/requires; {other.path or other.language} "
                                 f"line {b.line})")
     return problems
+
+
+def _program_text(code: str) -> str:
+    """``code`` without its comments and trailing spaces: what must match across languages
+    (comments are prose and may be translated)."""
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(code).readline)
+                  if t.type != tokenize.COMMENT]
+        text = tokenize.untokenize(tokens)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        text = code
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
 # ---------------------------------------------------------------------------------- running
@@ -705,10 +723,8 @@ def check_step(
             detail = f"it is {_short(value)}"
             left = _left_side(exp.text)
             if left is not None:
-                try:
+                with contextlib.suppress(ProgramError):
                     detail = f"{left} is {_short(evaluate(ws, left, device))}"
-                except ProgramError:
-                    pass
         checks.append(Check(exp.directive, ok, detail, exp.line))
     select = step.select
     if select is not None and select not in ws:
