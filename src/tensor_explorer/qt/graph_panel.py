@@ -1,22 +1,109 @@
-"""Autograd graph panel (first version): the nodes behind the selected tensor's grad_fn.
+"""Autograd graph pane: the graph behind a tensor, backward and its accumulation, devices, and
+the seed's checks.
 
-The drawn layered DAG, backward controls, per-edge gradients and accumulation history come with
-issue 6; this version lists the traced nodes (root, operations, leaves by name) so the panel
-name exists in the window and the ``screenshot`` command.
+The pane shows the graph of the selected value when it has a ``grad_fn``, else of the last value
+bound that has one (:func:`graph_target`), as a layered DAG (leaves on top, the root at the
+bottom, :mod:`.graph_view`). Everything it shows comes from the Qt-free core:
+
+- :func:`~tensor_explorer.core.autograd.trace` for nodes, edges and saved tensors;
+  :func:`~tensor_explorer.core.graph_layout.layout` for positions and
+  :func:`~tensor_explorer.core.graph_layout.collapse_chains` for big graphs (groups expand on a
+  click);
+- :func:`~tensor_explorer.core.autograd.backward` (backward, ×N, ``retain_graph``, ``gradient=``
+  for non-scalar roots, ``retain_grad`` on a chosen intermediate) and
+  :func:`~tensor_explorer.core.autograd.zero_grad` (``set_to_none`` on or off), kept in a
+  :class:`~tensor_explorer.core.autograd.GradHistory` shown as a table and a plot;
+- ``Origin.cut_off`` of workspace values: tensors made under ``no_grad`` / ``inference_mode`` or
+  by ``detach`` are drawn apart, as constants, with a dashed cut edge from what they were
+  computed from and the reason;
+- :func:`~tensor_explorer.core.autograd.numerical_check` (finite differences in float64, by
+  re-running the program with the leaves replaced) and, in a dialog, the seed's
+  ``inspect_batch`` / ``run_one_step`` (:mod:`.training_dialog`).
+
+Backward runs through the core (not as a program statement) because only the core records the
+gradient on every edge; the pane then emits ``workspace.events.changed`` for each named leaf,
+so every other panel (inspector, values, workspace badges) shows the new ``.grad``. Small graphs
+run on the UI thread (well under 50 ms); big ones run trace + layout, backward, re-runs and
+checks in a background :class:`~tensor_explorer.qt.workers.Task` with progress.
+
+The device chooser re-runs the workspace's program (its history, statement by statement) in a
+separate copy of the workspace on the chosen device and shows that copy's graph; the workspace
+itself keeps its values. Values handed in with ``explore()`` or from files cannot be re-run, and
+the pane says so.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import html
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
 import torch
 from PySide6 import QtCore, QtWidgets
 
-from ..core.autograd import trace
+from ..core import autograd as ag
+from ..core.autograd import (
+    BackwardError,
+    BackwardRecord,
+    GradHistory,
+    Graph,
+    numerical_check,
+    trace,
+    zero_grad,
+)
+from ..core.autograd import backward as tx_backward
+from ..core.devices import devices
+from ..core.graph_layout import CollapsedGraph, collapse_chains
+from ..core.runner import ProgramError
+from ..core.workspace import Workspace
+from . import theme
 from .bridge import WorkspaceBridge
+from .graph_view import (
+    Drawing,
+    GraphColors,
+    GraphView,
+    NodeText,
+    TextMetrics,
+    compute_drawing,
+)
+from .workers import Task
+
+SYNC_NODES = 400  # graphs up to this size are traced, laid out and backpropagated inline
+COLLAPSE_ABOVE = 150  # graphs bigger than this show chains collapsed into groups
+MAX_CONSTANTS = 12
+NUMCHECK_MAX_ELEMENTS = 256  # the numerical check re-runs the program 2x per element
+SKIP_ON_REPLAY = re.compile(r"\.backward\(|\.zero_grad\(|\.step\(\)|\.grad\s*=")
+
+CUT_REASONS = {
+    "no_grad": QtCore.QT_TRANSLATE_NOOP(
+        "GraphPanel",
+        "Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant "
+        "and gradient stops here."),
+    "inference_mode": QtCore.QT_TRANSLATE_NOOP(
+        "GraphPanel",
+        "Made inside torch.inference_mode(): no graph and no version counter; this value is a "
+        "constant and gradient stops here."),
+    "detach": QtCore.QT_TRANSLATE_NOOP(
+        "GraphPanel",
+        "Made by .detach(): it shares memory with the value it came from but is cut off from "
+        "the graph; gradient does not flow through it."),
+}
 
 
-def graph_target(ws, selected: str | None) -> str | None:  # type: ignore[no-untyped-def]
+def _tr(text: str) -> str:
+    """Translate in the pane's context (thread-safe: used by workers building node texts)."""
+    return QtCore.QCoreApplication.translate("GraphPanel", text)
+
+
+def graph_target(ws: Any, selected: str | None) -> str | None:
     """The value the graph shows: the selection if it has a grad_fn, else the last one bound
     that has one."""
+
     def has_graph(name: str) -> bool:
         v = ws.get(name)
         return isinstance(v, torch.Tensor) and v.grad_fn is not None
@@ -29,37 +116,1291 @@ def graph_target(ws, selected: str | None) -> str | None:  # type: ignore[no-unt
     return None
 
 
-class GraphPanel(QtWidgets.QWidget):
-    """Lists the autograd nodes of the selected (or last) tensor that has a grad_fn."""
+# ---------------------------------------------------------------------------------------------
+# plain helpers (no widgets)
 
-    def __init__(self, bridge: WorkspaceBridge, parent: QtWidgets.QWidget | None = None) -> None:
+
+def shape_text(shape: Any) -> str:
+    """``(3,)``, ``(2, 3)``, ``()``."""
+    if shape is None:
+        return "?"
+    dims = [int(s) for s in shape]
+    return "(" + ", ".join(map(str, dims)) + (",)" if len(dims) == 1 else ")")
+
+
+def _num(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def _as_numbers(t: torch.Tensor) -> np.ndarray | None:
+    if t.device.type == "meta":
+        return None
+    t = t.detach()
+    if t.is_complex():
+        return t.to("cpu").resolve_conj().numpy()
+    return t.to("cpu", torch.float64).numpy()
+
+
+def short_values(t: torch.Tensor | None, limit: int = 4) -> str:
+    """``None``, ``[2, 4, 6]`` for a few elements, else ``‖·‖ = 7.483``."""
+    if t is None:
+        return "None"
+    a = _as_numbers(t)
+    if a is None:
+        return _tr("(meta: no values)")
+    if a.ndim == 0:
+        return _num(float(a))
+    if a.size <= limit:
+        flat = ", ".join(_num(float(v)) for v in a.reshape(-1))
+        return f"[{flat}]" if a.ndim == 1 else f"[{flat}] {shape_text(a.shape)}"
+    return f"‖·‖ = {_num(float(np.linalg.norm(a.reshape(-1))))}"
+
+
+def full_values(t: torch.Tensor | None) -> str:
+    """The values as text (summarised beyond a few hundred elements)."""
+    if t is None:
+        return "None"
+    a = _as_numbers(t)
+    if a is None:
+        return _tr("(meta: no values)")
+    return np.array2string(a, precision=5, threshold=200, edgeitems=4, suppress_small=False)
+
+
+def norm_of(t: torch.Tensor | None) -> float | None:
+    """L2 norm in float64 (None for None or meta tensors)."""
+    if t is None or t.device.type == "meta":
+        return None
+    return float(torch.linalg.vector_norm(t.detach().to(torch.float64)))
+
+
+class GradientInputError(ValueError):
+    """The gradient text could not be read (message in plain words)."""
+
+
+def parse_gradient(text: str, root: torch.Tensor) -> torch.Tensor | None:
+    """The ``gradient=`` argument from the pane's text: empty -> None; ``ones`` / ``zeros`` ->
+    like the root; a number -> the root's shape filled with it; a nested list -> that tensor
+    (shape checked by backward)."""
+    t = text.strip()
+    if not t:
+        return None
+    low = t.lower().replace(" ", "")
+    if low in ("ones", "ones_like", "torch.ones_like(root)", "torch.ones_like(y)"):
+        return torch.ones_like(root)
+    if low in ("zeros", "zeros_like", "torch.zeros_like(root)"):
+        return torch.zeros_like(root)
+    try:
+        value = ast.literal_eval(t)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise GradientInputError(
+            _tr("Could not read the gradient '{0}': write ones, a number, or a list like "
+                "[1.0, 1.0] with the root's shape.").format(t)) from None
+    if isinstance(value, bool) or not isinstance(value, (int, float, list, tuple)):
+        raise GradientInputError(
+            _tr("The gradient must be numbers: ones, a number, or a list like [1.0, 1.0]."))
+    if isinstance(value, (int, float)):
+        return torch.full_like(root, float(value))
+    try:
+        return torch.as_tensor(value, dtype=root.dtype, device=root.device)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise GradientInputError(
+            _tr("The gradient list is not a rectangular list of numbers ({0}).").format(exc)
+        ) from None
+
+
+def name_map(ws: Any) -> dict[str, torch.Tensor]:
+    """Workspace tensors by name, plus each module's parameters as ``model.weight``."""
+    out: dict[str, torch.Tensor] = {}
+    for name, value in ws.items():
+        if isinstance(value, torch.Tensor):
+            out[name] = value
+    for name, value in ws.items():
+        if isinstance(value, torch.nn.Module):
+            for pname, p in value.named_parameters():
+                out.setdefault(f"{name}.{pname}", p)
+    return out
+
+
+def _small(root: torch.Tensor, limit: int) -> bool:
+    """Whether the graph behind ``root`` has at most ``limit`` nodes (stops counting early)."""
+    fn = root.grad_fn
+    if fn is None:
+        return True
+    seen = {id(fn)}
+    stack = [fn]
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                if len(seen) > limit:
+                    return False
+                stack.append(child)
+    return True
+
+
+def node_texts(
+    shown: Graph | CollapsedGraph,
+    graph: Graph,
+    retained: Mapping[str, torch.Tensor | None],
+) -> dict[int, NodeText]:
+    """What each node of the shown graph says (leaf ``.grad`` read live from the leaf)."""
+    out: dict[int, NodeText] = {}
+    for node in shown.nodes:
+        dtype = (node.dtype or "").replace("torch.", "")
+        shape = shape_text(node.shape) if node.shapes else ""
+        named = node.tensor is not None
+        if node.kind == "leaf":
+            var = graph.leaf_tensor(node.id)
+            grad = None if var is None else var.grad
+            title = node.tensor or "AccumulateGrad"
+            lines = [_tr("leaf {0} {1}").format(shape, dtype).strip(),
+                     f"grad = {short_values(grad)}"]
+            tip = _tr("A leaf: backward accumulates its gradient into .grad.")
+        elif node.kind == "group":
+            members = shown.groups[node.id] if isinstance(shown, CollapsedGraph) else ()
+            first = graph.nodes[members[0]].label if members else ""
+            last = graph.nodes[members[-1]].label if members else ""
+            title = _tr("{0} ops").format(len(members))
+            lines = [f"{first} … {last}", _tr("click to expand")]
+            tip = _tr("A chain of operations with one input and one consumer each.")
+        else:
+            title = node.label
+            lines = []
+            if node.kind == "root":
+                lines.append(_tr("root: {0}").format(node.tensor) if named else _tr("root"))
+            elif named:
+                lines.append(f"= {node.tensor}")
+            lines.append(f"{shape} {dtype}".strip())
+            if node.tensor is not None and node.tensor in retained:
+                lines.append(_tr("grad (retained) = {0}").format(
+                    short_values(retained[node.tensor])))
+            if node.stale:
+                lines.append(_tr("saved tensor changed in place!"))
+            tip = _tr("Click for its saved tensors.")
+        out[node.id] = NodeText(title, lines, node.kind, named, node.stale, tip)
+    return out
+
+
+def edge_texts(
+    shown: Graph | CollapsedGraph,
+    graph: Graph,
+    norms: Mapping[tuple[int, int], float | None] | None,
+) -> tuple[dict[tuple[int, int], str], dict[tuple[int, int], int]]:
+    """Label (shape, and the gradient's norm after backward) and kind of each shown edge."""
+    labels: dict[tuple[int, int], str] = {}
+    kinds: dict[tuple[int, int], int] = {}
+    edge_map = shown.edge_map if isinstance(shown, CollapsedGraph) else None
+    for key in shown.edges:
+        orig = edge_map[key] if edge_map is not None else key
+        info = graph.edge_info.get(orig)
+        text = shape_text(info.shape) if info is not None and info.shape is not None else ""
+        if info is not None and len(info.slots) > 1:
+            text += f" ×{len(info.slots)}"
+        if norms is not None:
+            n = norms.get(orig)
+            if n is None:
+                text += "\n" + _tr("no grad")
+            else:
+                text += f"\n‖∇‖ = {_num(n)}"
+                kinds[key] = 1
+        labels[key] = text
+    return labels, kinds
+
+
+def cut_constants(
+    ws: Any, graph: Graph | None, selected: str | None
+) -> list[tuple[str, NodeText, list[int]]]:
+    """Workspace tensors cut off from the graph (origin says no_grad / inference_mode /
+    detach), each with the ids of the graph nodes named in the expression that made it."""
+    by_name: dict[str, list[int]] = {}
+    if graph is not None:
+        for node in graph.nodes:
+            for t in node.tensors:
+                by_name.setdefault(t, []).append(node.id)
+    out: list[tuple[str, NodeText, list[int]]] = []
+    for name in ws.names():
+        value = ws.get(name)
+        if not isinstance(value, torch.Tensor) or value.grad_fn is not None:
+            continue
+        origin = ws.origin(name)
+        reason = origin.cut_off if origin is not None else None
+        if reason is None:
+            continue
+        expr = origin.call or origin.statement or ""
+        refs = set(re.findall(r"[A-Za-z_]\w*", expr))
+        sources = sorted({i for r in refs for i in by_name.get(r, ())})
+        if not sources and name != selected:
+            continue
+        why = _tr(CUT_REASONS[reason])
+        text = NodeText(
+            name,
+            [_tr("constant · {0}").format(reason), _tr("gradient stops here")],
+            "const",
+            tooltip=why,
+        )
+        out.append((name, text, sources))
+        if len(out) >= MAX_CONSTANTS:
+            break
+    return out
+
+
+def replay_sources(ws: Workspace, *, skip_backward: bool = False) -> list[tuple[str, tuple]]:
+    """(source, names bound) of the workspace's history records that can be re-run."""
+    out = []
+    for r in ws.history:
+        if r.kind not in ("run", "delete", "rename"):
+            continue
+        if skip_backward and SKIP_ON_REPLAY.search(r.source):
+            continue
+        out.append((r.source, r.bound))
+    return out
+
+
+def handed_in(ws: Workspace, names: list[str]) -> list[str]:
+    """Those of ``names`` (or their module, for ``model.weight``) handed in, not made by a
+    program here (origin kind "set": explore(), files, the API)."""
+    out = []
+    for n in names:
+        base = n.split(".")[0]
+        o = ws.origin(base)
+        if o is not None and o.kind == "set" and base not in out:
+            out.append(base)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the pane
+
+
+class GraphPanel(QtWidgets.QWidget):
+    """The autograd graph of the selected (or last) tensor with a grad_fn, and its controls."""
+
+    #: emitted after a graph is shown (drawn), and after each backward / zero_grad
+    graph_shown = QtCore.Signal()
+    backward_done = QtCore.Signal()
+
+    def __init__(
+        self,
+        bridge: WorkspaceBridge,
+        runner: Any | None = None,
+        parent: QtWidgets.QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("GraphPanel")
         self.bridge = bridge
-        self.title = QtWidgets.QLabel()
-        self.tree = QtWidgets.QTreeWidget()
-        self.tree.setHeaderLabels([self.tr("node"), self.tr("kind"), self.tr("value")])
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.title)
-        layout.addWidget(self.tree, 1)
+        self.runner = runner
+        self.history = GradHistory()
+        self.graph: Graph | None = None
+        self.shown: Graph | CollapsedGraph | None = None
+        self.target: str | None = None
+        self.root: torch.Tensor | None = None
+        self.names: dict[str, torch.Tensor] = {}
+        self.expanded: set[int] = set()
+        self.record: BackwardRecord | None = None
+        self.edge_norms: dict[tuple[int, int], float | None] | None = None
+        self.retained: dict[str, torch.Tensor | None] = {}
+        self.constants: list[tuple[str, NodeText, list[int]]] = []
+        self.replica: Workspace | None = None
+        self.replica_device: str | None = None
+        self._replica_history = 0
+        self._history_target: str | None = None
+        self._signature: Any = None
+        self._task: Task | None = None
+        self._busy: str | None = None
+        self._generation = 0
+        self._selected: Any = None
+        self._scale = theme.state().scale
+        self.training_dialog: QtWidgets.QDialog | None = None
+        self._build_ui()
         bridge.modified.connect(self.refresh)
         bridge.selected.connect(lambda _n: self.refresh())
+        theme.state().changed.connect(self._restyle)
+        self._restyle()
         self.refresh()
+
+    # -- UI ----------------------------------------------------------------------------------
+
+    def _build_ui(self) -> None:
+        self.title = QtWidgets.QLabel()
+        self.title.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.device_combo = QtWidgets.QComboBox()
+        self.device_combo.setToolTip(self.tr(
+            "Re-run the program that built this graph on another device"))
+        self.device_combo.activated.connect(self._device_chosen)
+        self.zoom_out_btn = QtWidgets.QToolButton(text="−")
+        self.zoom_in_btn = QtWidgets.QToolButton(text="+")
+        self.fit_btn = QtWidgets.QToolButton(text=self.tr("Fit"))
+        self.zoom_out_btn.setToolTip(self.tr("Zoom out (-)"))
+        self.zoom_in_btn.setToolTip(self.tr("Zoom in (+)"))
+        self.fit_btn.setToolTip(self.tr("Show the whole graph (0)"))
+
+        self.backward_btn = QtWidgets.QPushButton(self.tr("Backward"))
+        self.backward_btn.setToolTip(self.tr(
+            "Run root.backward(...) and record the gradient along every edge"))
+        self.times_spin = QtWidgets.QSpinBox()
+        self.times_spin.setRange(1, 100)
+        self.times_spin.setPrefix("× ")
+        self.times_spin.setToolTip(self.tr("How many backward calls to run in a row"))
+        self.retain_graph_check = QtWidgets.QCheckBox("retain_graph")
+        self.retain_graph_check.setToolTip(self.tr(
+            "Keep the saved tensors so backward can run on this graph again"))
+        self.gradient_edit = QtWidgets.QLineEdit()
+        self.gradient_edit.setToolTip(self.tr(
+            "gradient= for a root with more than one element: ones, a number, or a list "
+            "like [1.0, 1.0]"))
+        self.retain_combo = QtWidgets.QComboBox()
+        self.retain_combo.setToolTip(self.tr(
+            "Call retain_grad() on this intermediate so its .grad is kept"))
+        self.zero_btn = QtWidgets.QPushButton("zero_grad")
+        self.zero_btn.setToolTip(self.tr("Clear the leaves' .grad (like optimizer.zero_grad)"))
+        self.set_to_none_check = QtWidgets.QCheckBox("set_to_none")
+        self.set_to_none_check.setChecked(True)
+        self.set_to_none_check.setToolTip(self.tr(
+            "On: .grad becomes None. Off: .grad is filled with zeros."))
+        self.check_btn = QtWidgets.QPushButton(self.tr("Numerical check"))
+        self.check_btn.setToolTip(self.tr(
+            "Compare autograd's gradients with finite differences in float64 (small graphs)"))
+        self.training_btn = QtWidgets.QPushButton(self.tr("Training step…"))
+        self.training_btn.setToolTip(self.tr(
+            "The seed's inspect_batch and run_one_step on features, labels and a model"))
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(160)
+        self.progress.hide()
+        self.cancel_btn = QtWidgets.QToolButton(text=self.tr("Cancel"))
+        self.cancel_btn.hide()
+        self.message = QtWidgets.QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(
+            QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.view = GraphView()
+        self.details = QtWidgets.QTextBrowser()
+        self.details.setOpenLinks(False)
+        self.details.setObjectName("GraphDetails")
+        self.history_table = QtWidgets.QTableWidget(0, 0)
+        self.history_table.verticalHeader().setVisible(False)
+        self.history_table.setEditTriggers(
+            QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.plot = pg.PlotWidget()
+        self.plot.setMinimumHeight(80)
+        self.plot.setLabel("bottom", self.tr("call"))
+        self.plot.setLabel("left", self.tr("‖grad‖"))
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.legend = self.plot.addLegend(offset=(5, 5))
+        hist = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        hist.addWidget(self.history_table)
+        hist.addWidget(self.plot)
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(self.details, self.tr("Details"))
+        self.tabs.addTab(hist, self.tr("Accumulation"))
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([680, 300])
+        self.splitter = split
+
+        row1 = QtWidgets.QHBoxLayout()
+        row1.addWidget(self.title, 1)
+        row1.addWidget(self.progress)
+        row1.addWidget(self.cancel_btn)
+        row1.addWidget(QtWidgets.QLabel(self.tr("Device:")))
+        row1.addWidget(self.device_combo)
+        for b in (self.zoom_out_btn, self.zoom_in_btn, self.fit_btn):
+            row1.addWidget(b)
+        row2 = QtWidgets.QHBoxLayout()
+        row2.addWidget(self.backward_btn)
+        row2.addWidget(self.times_spin)
+        row2.addWidget(self.retain_graph_check)
+        row2.addWidget(QtWidgets.QLabel(self.tr("gradient:")))
+        row2.addWidget(self.gradient_edit, 1)
+        row2.addWidget(QtWidgets.QLabel("retain_grad:"))
+        row2.addWidget(self.retain_combo)
+        row3 = QtWidgets.QHBoxLayout()
+        row3.addWidget(self.zero_btn)
+        row3.addWidget(self.set_to_none_check)
+        row3.addStretch(1)
+        row3.addWidget(self.check_btn)
+        row3.addWidget(self.training_btn)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(row1)
+        layout.addLayout(row2)
+        layout.addLayout(row3)
+        layout.addWidget(self.message)
+        layout.addWidget(split, 1)
+
+        self.zoom_in_btn.clicked.connect(lambda: self.view.zoom(1.25))
+        self.zoom_out_btn.clicked.connect(lambda: self.view.zoom(0.8))
+        self.fit_btn.clicked.connect(self.view.fit)
+        self.backward_btn.clicked.connect(lambda: self.backward())
+        self.times_spin.valueChanged.connect(self._times_changed)
+        self.zero_btn.clicked.connect(lambda: self.zero_grad())
+        self.check_btn.clicked.connect(lambda: self.numerical_check())
+        self.training_btn.clicked.connect(self.open_training_dialog)
+        self.cancel_btn.clicked.connect(self.cancel_task)
+        self.view.node_clicked.connect(self.node_clicked)
+        self.view.edge_clicked.connect(self.edge_clicked)
+        self.view.background_clicked.connect(lambda: self._select(None))
+        self._fill_devices()
+
+    def _times_changed(self, n: int) -> None:
+        self.backward_btn.setText(self.tr("Backward") if n == 1
+                                  else self.tr("Backward ×{0}").format(n))
+
+    def _fill_devices(self) -> None:
+        self.device_combo.clear()
+        for dev in devices():
+            self.device_combo.addItem(dev, dev)
+
+    def device_names(self) -> list[str]:
+        """The devices the chooser lists."""
+        return [self.device_combo.itemData(i) for i in range(self.device_combo.count())]
+
+    def _restyle(self) -> None:
+        st = theme.state()
+        scale_changed = st.scale != self._scale
+        self._scale = st.scale
+        self.view.restyle()
+        self.plot.setBackground(st.theme.base)
+        self._say_again()
+        if scale_changed and self.graph is not None:
+            self._signature = None
+            self.refresh()
+        elif self.graph is not None:
+            self._update_history_view()
+        if self._selected is None:
+            self._show_legend()
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def _say(self, text: str, kind: str = "info") -> None:
+        """Show a plain-words message above the graph (kind: info, ok, error, warning)."""
+        self._message = (text, kind)
+        t = theme.current()
+        colour = {"error": t.error, "ok": t.ok, "warning": t.warning}.get(kind, t.muted)
+        self.message.setStyleSheet(f"color: {colour};")
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+    def _say_again(self) -> None:
+        text, kind = getattr(self, "_message", ("", "info"))
+        self._say(text, kind)
+
+    def message_text(self) -> str:
+        """The message shown above the graph (for tests)."""
+        return self.message.text()
+
+    # -- workspace -> graph ------------------------------------------------------------------
+
+    def workspace(self) -> Any:
+        """The workspace whose graph is shown: the device re-run copy, else the real one."""
+        return self.replica if self.replica is not None else self.bridge.workspace
 
     @QtCore.Slot()
     def refresh(self) -> None:
-        ws = self.bridge.workspace
-        self.tree.clear()
-        name = graph_target(ws, ws.selected)
+        """Follow the workspace: rebuild when the graph changed, else update the labels."""
+        main = self.bridge.workspace
+        if self.replica is not None and len(main.history) != self._replica_history:
+            self._drop_replica()
+            self._say(self.tr("The workspace changed, so the pane shows it again (the device "
+                              "re-run was dropped)."))
+        ws = self.workspace()
+        selected = main.selected if (main.selected in ws) else None
+        name = graph_target(ws, selected)
         if name is None:
-            self.title.setText(self.tr("No value has a grad_fn yet: compute something from a "
-                                       "tensor with requires_grad=True."))
+            self._show_nothing(ws, selected)
             return
-        names = {n: v for n, v in ws.items() if isinstance(v, torch.Tensor)}
-        graph = trace(ws[name], names=names)
-        self.title.setText(self.tr("Autograd graph of {0}: {1} nodes").format(
-            name, len(graph.nodes)))
-        for node in graph.nodes:
-            self.tree.addTopLevelItem(QtWidgets.QTreeWidgetItem(
-                [node.label, node.kind, node.tensor or ""]))
+        root = ws[name]
+        constants = cut_constants(ws, None, selected)  # names only, for the signature
+        sig = (name, id(root), id(root.grad_fn), tuple(ws.names()),
+               tuple(c[0] for c in constants), frozenset(self.expanded), self._scale)
+        if sig == self._signature and self.graph is not None:
+            self._update_labels()
+            return
+        self._signature = sig
+        if name != self._history_target:
+            self.history.clear()
+            self._history_target = name
+            self.record = None
+            self.edge_norms = None
+            self.retained = {}
+            self.expanded.clear()
+            self._selected = None
+        elif self.root is not root:
+            self.record = None  # a new forward pass: edge gradients belong to the old one
+            self.edge_norms = None
+        self.target = name
+        self.root = root
+        self.names = name_map(ws)
+        self._build(selected)
+
+    def _show_nothing(self, ws: Any, selected: str | None) -> None:
+        self.cancel_task()
+        self.graph = self.shown = self.root = None
+        self.target = None
+        self._signature = None
+        self.view.clear()
+        reason = None
+        value = ws.get(selected) if selected is not None else None
+        if isinstance(value, torch.Tensor):
+            reason = ag.no_graph_reason(value)
+        self.title.setText(self.tr("No graph"))
+        self._say(reason or self.tr("No value has a grad_fn yet: compute something from a "
+                                    "tensor with requires_grad=True."))
+        self._update_controls()
+        self._update_history_view()
+
+    def _build(self, selected: str | None) -> None:
+        """Trace, collapse, lay out and draw (inline for small graphs, else in a Task)."""
+        self._generation += 1
+        gen = self._generation
+        root, names, ws = self.root, self.names, self.workspace()
+        assert root is not None
+        metrics = self.view.style_.metrics
+        expanded = frozenset(self.expanded)
+        retained = dict(self.retained)
+        norms = self.edge_norms
+        old_graph = self.graph if self.graph is not None and self.record is not None else None
+
+        def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
+            if old_graph is not None and old_graph.function(0) is root.grad_fn:
+                graph = old_graph
+            else:
+                graph = trace(root, names)
+            progress(0.3)
+            shown: Graph | CollapsedGraph = graph
+            if len(graph) > COLLAPSE_ABOVE:
+                shown = collapse_chains(graph, expanded=expanded)
+            progress(0.4)
+            constants = cut_constants(ws, graph, selected)
+            drawing = _drawing(shown, graph, retained, norms, constants, metrics, cancel)
+            progress(1.0)
+            return graph, shown, constants, drawing
+
+        if _small(root, SYNC_NODES):
+            try:
+                result = work(lambda _f: None, lambda: False)
+            except BackwardError as exc:
+                self._say(exc.explanation, "error")
+                return
+            self._install(gen, result)
+        else:
+            self._run_task(self.tr("Laying out the graph…"), work,
+                           lambda res: self._install(gen, res))
+
+    def _install(self, gen: int, result: Any) -> None:
+        if gen != self._generation:
+            return
+        graph, shown, constants, drawing = result
+        same = self.graph is graph
+        self.graph, self.shown, self.constants = graph, shown, constants
+        self.view.select(self._selected if same else None)
+        self.view.show_drawing(drawing, keep_view=same)
+        if not same:
+            self._selected = None
+        self._update_title()
+        self._update_controls()
+        self._update_history_view()
+        if self._selected is None:
+            self._show_legend()
+        else:
+            self._show_selected()
+        self.graph_shown.emit()
+
+    def _update_title(self) -> None:
+        g, s = self.graph, self.shown
+        if g is None or s is None:
+            return
+        text = self.tr("Graph of <b>{0}</b>: {1} nodes, {2} edges").format(
+            html.escape(self.target or ""), len(g.nodes), len(g.edges))
+        if isinstance(s, CollapsedGraph) and s.groups:
+            text += " " + self.tr("({0} chains collapsed: click a group to expand)").format(
+                len(s.groups))
+        if self.replica is not None:
+            text += " · " + self.tr("re-run on {0}").format(self.replica_device)
+        self.title.setText(text)
+
+    def _update_controls(self) -> None:
+        root = self.root
+        has = self.graph is not None and root is not None
+        busy = self._busy is not None
+        for w in (self.backward_btn, self.times_spin, self.retain_graph_check,
+                  self.gradient_edit, self.retain_combo, self.zero_btn, self.check_btn):
+            w.setEnabled(has and not busy)
+        self.device_combo.setEnabled(has and not busy)
+        if has:
+            assert root is not None
+            if root.numel() == 1:
+                self.gradient_edit.setPlaceholderText(
+                    self.tr("not needed: the root is a single number"))
+            else:
+                self.gradient_edit.setPlaceholderText(
+                    self.tr("needed: root has shape {0}; e.g. ones or [1.0, ...]").format(
+                        shape_text(root.shape)))
+            dev = str(root.device)
+            i = self.device_combo.findData(dev)
+            if i < 0 and dev != "meta":
+                self.device_combo.addItem(dev, dev)
+                i = self.device_combo.findData(dev)
+            if i >= 0:
+                self.device_combo.setCurrentIndex(i)
+        # retain_grad choices: named intermediates of the graph
+        current = self.retain_combo.currentData()
+        self.retain_combo.blockSignals(True)
+        self.retain_combo.clear()
+        self.retain_combo.addItem(self.tr("(none)"), None)
+        if self.graph is not None:
+            for node in self.graph.nodes:
+                if node.kind != "leaf" and node.tensor is not None:
+                    self.retain_combo.addItem(node.tensor, node.tensor)
+        i = self.retain_combo.findData(current)
+        self.retain_combo.setCurrentIndex(max(i, 0))
+        self.retain_combo.blockSignals(False)
+
+    def _update_labels(self) -> None:
+        """Re-read leaf .grad and edge norms into the drawing (same geometry for big graphs,
+        a fresh layout for small ones, whose boxes may need to grow)."""
+        graph, shown = self.graph, self.shown
+        if graph is None or shown is None:
+            return
+        if len(shown.nodes) <= SYNC_NODES:
+            drawing = _drawing(shown, graph, self.retained, self.edge_norms, self.constants,
+                               self.view.style_.metrics, None)
+            self.view.show_drawing(drawing, keep_view=True)
+            self.view.select(self._selected)
+        else:
+            texts = node_texts(shown, graph, self.retained)
+            labels, kinds = edge_texts(shown, graph, self.edge_norms)
+            d = self.view.drawing
+            if d is not None:
+                lab = [labels.get(k, d.edge_labels[i]) if not _is_cut(k) else ""
+                       for i, k in enumerate(d.edge_keys)]
+                kd = np.asarray([2 if _is_cut(k) else kinds.get(k, 0) for k in d.edge_keys],
+                                dtype=np.int64)
+                self.view.update_texts(texts, lab, kd)
+        self._update_history_view()
+        self._show_selected()
+
+    # -- backward ----------------------------------------------------------------------------
+
+    def _can_change(self) -> bool:
+        if self._busy is not None:
+            self._say(self.tr("Wait: {0}").format(self._busy), "warning")
+            return False
+        if self.replica is None and self.bridge.workspace.running:
+            self._say(self.tr("A program is running in the workspace; wait for it to finish "
+                              "(or stop it) first."), "warning")
+            return False
+        if self.graph is None or self.root is None:
+            self._say(self.tr("There is no graph to work on."), "warning")
+            return False
+        return True
+
+    def backward(self, times: int | None = None) -> None:
+        """Run backward ``times`` times (default: the spin box) with the pane's settings."""
+        if not self._can_change():
+            return
+        root, graph, names = self.root, self.graph, self.names
+        assert root is not None and graph is not None
+        n = times if times is not None else self.times_spin.value()
+        try:
+            gradient = parse_gradient(self.gradient_edit.text(), root)
+        except GradientInputError as exc:
+            self._say(str(exc), "error")
+            return
+        retain_graph = self.retain_graph_check.isChecked()
+        chosen = self.retain_combo.currentData()
+        retain = [chosen] if chosen else []
+
+        def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
+            records: list[BackwardRecord] = []
+            error: BackwardError | None = None
+            for i in range(n):
+                if cancel():
+                    break
+                try:
+                    records.append(tx_backward(root, gradient, retain_graph, names,
+                                               retain=retain, graph=graph))
+                except BackwardError as exc:
+                    error = exc
+                    break
+                progress((i + 1) / (n + 1))
+            norms = None
+            if records:
+                norms = {k: norm_of(g) for k, g in records[-1].edge_grads.items()}
+            return records, norms, error
+
+        if len(graph) <= SYNC_NODES:
+            self._backward_done(work(lambda _f: None, lambda: False))
+        else:
+            self._run_task(self.tr("Running backward…"), work, self._backward_done)
+
+    def _backward_done(self, result: Any) -> None:
+        records, norms, error = result
+        for rec in records:
+            self.history.add(rec)
+        if records:
+            last = records[-1]
+            self.record = last
+            self.edge_norms = norms
+            self.retained.update(last.retained)
+        changed = sorted({n for rec in records for n in rec.grads})
+        if error is not None:
+            done = (self.tr("{0} backward call(s) ran, then: ").format(len(records))
+                    if records else "")
+            self._say(done + error.explanation, "error")
+            self.message.setToolTip(error.torch_message or "")
+        elif records:
+            shown = ", ".join(f"{n}.grad = {short_values(records[-1].grads[n])}"
+                              for n in changed[:4])
+            self._say(self.tr("backward ×{0} done (call {1} since .grad was None). {2}").format(
+                len(records), records[-1].step, shown), "ok")
+            self.message.setToolTip("")
+        self._emit_changed(changed)
+        self._update_labels()
+        self.backward_done.emit()
+
+    def _emit_changed(self, names: list[str]) -> None:
+        """Tell the workspace's other panels that these leaves' .grad changed."""
+        if self.replica is not None:
+            return
+        ws = self.bridge.workspace
+        for n in names:
+            if n in ws:
+                ws.events.changed.emit(n)
+            elif "." in n and n.split(".")[0] in ws:
+                ws.events.changed.emit(n.split(".")[0])
+
+    def zero_grad(self, set_to_none: bool | None = None) -> None:
+        """Clear the leaves' gradients: None (set_to_none) or zeros."""
+        if not self._can_change():
+            return
+        graph = self.graph
+        assert graph is not None
+        stn = self.set_to_none_check.isChecked() if set_to_none is None else set_to_none
+        try:
+            rec = zero_grad(graph, set_to_none=stn, names=self.names)
+        except ValueError as exc:
+            self._say(str(exc), "error")
+            return
+        self.history.add(rec)
+        if stn:
+            self._say(self.tr("zero_grad(set_to_none=True): every leaf's .grad is None now; "
+                              "the next backward starts counting again at call 1."), "ok")
+        else:
+            self._say(self.tr("zero_grad(set_to_none=False): each .grad is a tensor of zeros "
+                              "(a leaf that had no gradient stays None)."), "ok")
+        self._emit_changed(sorted(rec.grads))
+        self._update_labels()
+        self.backward_done.emit()
+
+    # -- history view ------------------------------------------------------------------------
+
+    def _update_history_view(self) -> None:
+        rows = self.history.rows()
+        names = self.history.names()
+        cols = [self.tr("call"), self.tr("event"), self.tr("step"),
+                *[f"‖{n}.grad‖" for n in names]]
+        tbl = self.history_table
+        tbl.setColumnCount(len(cols))
+        tbl.setHorizontalHeaderLabels(cols)
+        tbl.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            event = row["event"]
+            entry = self.history.entries[r]
+            if event == "zero_grad":
+                event = f"zero_grad({'None' if entry.set_to_none else 'zeros'})"
+            values = [str(row["call"]), event, str(row["step"])]
+            values += ["None" if row[n] is None else _num(row[n]) for n in names]
+            for c, v in enumerate(values):
+                tbl.setItem(r, c, QtWidgets.QTableWidgetItem(v))
+        tbl.resizeColumnsToContents()
+        self.plot.clear()
+        if self.legend is not None:
+            self.legend.clear()
+        colours = theme.current().series
+        x = np.arange(1, len(rows) + 1, dtype=float)
+        for i, n in enumerate(names):
+            y = np.array([np.nan if v is None else v for v in self.history.norms(n)], float)
+            self.plot.plot(x, y, pen=pg.mkPen(colours[i % len(colours)], width=2),
+                           symbol="o", symbolSize=6, symbolBrush=colours[i % len(colours)],
+                           connect="finite", name=f"{n}.grad")
+
+    def history_rows(self) -> list[list[str]]:
+        """The accumulation table's cells (for tests)."""
+        tbl = self.history_table
+        return [[tbl.item(r, c).text() for c in range(tbl.columnCount())]
+                for r in range(tbl.rowCount())]
+
+    # -- clicks and details ------------------------------------------------------------------
+
+    def node_clicked(self, key: Any) -> None:
+        """A click on a node: a group expands; anything else shows its details."""
+        shown = self.shown
+        if isinstance(key, int) and isinstance(shown, CollapsedGraph) and key in shown.groups:
+            self.expanded.add(key)
+            self._say(self.tr("Expanded a chain of {0} operations.").format(
+                len(shown.groups[key])))
+            self.refresh()
+            return
+        self._select(("node", key))
+
+    def edge_clicked(self, key: Any) -> None:
+        """A click on an edge: its gradient's values (after backward)."""
+        self._select(("edge", key))
+
+    def _select(self, what: Any) -> None:
+        self._selected = what
+        self.view.select(what[1] if what is not None and what[0] == "node" else None)
+        if what is None:
+            self._show_legend()
+        else:
+            self._show_selected()
+            self.tabs.setCurrentIndex(0)
+
+    def _show_selected(self) -> None:
+        what = self._selected
+        if what is None:
+            return
+        kind, key = what
+        text = self._node_details(key) if kind == "node" else self._edge_details(key)
+        if text is None:
+            self._selected = None
+            self._show_legend()
+        else:
+            self.details.setHtml(text)
+
+    def details_text(self) -> str:
+        """The details pane as plain text (for tests)."""
+        return self.details.toPlainText()
+
+    def _show_legend(self) -> None:
+        c = GraphColors.from_theme(theme.current())
+        rows = [
+            (c.border["root"], self.tr("root: where backward starts")),
+            (c.border["op"], self.tr("operation (its backward function)")),
+            (c.named, self.tr("named intermediate (a workspace value)")),
+            (c.border["leaf"], self.tr("leaf: .grad accumulates here")),
+            (c.border["group"], self.tr("group: a collapsed chain (click to expand)")),
+            (c.cut, self.tr("constant cut off from the graph (no_grad, inference_mode, "
+                            "detach)")),
+        ]
+        items = "".join(
+            f"<tr><td style='background:{col}'>&nbsp;&nbsp;&nbsp;</td>"
+            f"<td>&nbsp;{html.escape(t)}</td></tr>" for col, t in rows)
+        body = self.tr("Click a node for its saved tensors and .grad, or an edge for the "
+                       "gradient that flowed along it. Data flows down the arrows; backward "
+                       "sends gradients back up.")
+        self.details.setHtml(f"<p>{html.escape(body)}</p><table>{items}</table>")
+
+    def _node_details(self, key: Any) -> str | None:
+        graph, shown = self.graph, self.shown
+        if graph is None or shown is None:
+            return None
+        esc = html.escape
+        if isinstance(key, str) and key.startswith("const:"):
+            name = key[len("const:"):]
+            ws = self.workspace()
+            origin = ws.origin(name)
+            value = ws.get(name)
+            if origin is None or origin.cut_off is None or not isinstance(value, torch.Tensor):
+                return None
+            return (f"<h3>{esc(name)}</h3><p><b>{esc(self.tr('Cut off from the graph'))}"
+                    f"</b> ({esc(origin.cut_off)})</p><p>{esc(_tr(CUT_REASONS[origin.cut_off]))}"
+                    f"</p><p><code>{esc(origin.statement or '')}</code></p>"
+                    f"<p>requires_grad = {value.requires_grad}, grad_fn = None, "
+                    f"{esc(shape_text(value.shape))} {esc(str(value.dtype))}</p>")
+        if not isinstance(key, int) or not 0 <= key < len(graph.nodes):
+            return None
+        if isinstance(shown, CollapsedGraph) and key in shown.groups:
+            members = shown.groups[key]
+            labels = "".join(f"<li>{esc(graph.nodes[m].label)}</li>" for m in members[:30])
+            more = f"<li>… {len(members) - 30}</li>" if len(members) > 30 else ""
+            return (f"<h3>{esc(self.tr('Group of {0} operations').format(len(members)))}</h3>"
+                    f"<p>{esc(self.tr('Click it in the graph to expand it.'))}</p>"
+                    f"<ol>{labels}{more}</ol>")
+        node = graph.nodes[key]
+        parts = [f"<h3>{esc(node.label)}</h3>",
+                 f"<p>{esc(self.tr('kind'))}: <b>{esc(node.kind)}</b>"]
+        if node.tensors:
+            parts.append(f" · {esc(self.tr('names'))}: <b>{esc(', '.join(node.tensors))}</b>")
+        parts.append("</p>")
+        if node.shapes:
+            meta = ", ".join(f"{shape_text(s)} {d}" for s, d in
+                             zip(node.shapes, node.dtypes, strict=False))
+            parts.append(f"<p>{esc(self.tr('gradient it receives'))}: {esc(meta)} "
+                         f"{esc(self.tr('on'))} {esc(node.device or '?')}</p>")
+        if node.kind == "leaf":
+            var = graph.leaf_tensor(key)
+            grad = None if var is None else var.grad
+            parts.append(f"<p><b>.grad</b> = <pre>{esc(full_values(grad))}</pre></p>")
+            if grad is None:
+                parts.append(_p(self.tr(".grad is None: no backward has reached this leaf "
+                                        "since it was made or last set to None.")))
+            else:
+                step = ag.step_count(var) if var is not None else 0
+                parts.append(f"<p>{esc(self.tr('backward calls accumulated: {0}').format(step))}"
+                             "</p>")
+            return "".join(parts)
+        saved = self._saved(key)
+        if saved:
+            rows = []
+            for s in saved:
+                state = self.tr("ok")
+                if s.stale:
+                    state = self.tr("STALE: changed in place")
+                elif s.freed:
+                    state = self.tr("freed by backward")
+                rows.append(f"<tr><td>{esc(s.name)}</td><td>{esc(shape_text(s.shape))}</td>"
+                            f"<td>{esc((s.dtype or '?').replace('torch.', ''))}</td>"
+                            f"<td>{esc(state)}</td></tr>")
+            head = "".join(f"<th align='left'>{esc(h)}</th>" for h in (
+                self.tr("saved tensor"), self.tr("shape"), self.tr("dtype"), self.tr("state")))
+            parts.append(f"<p><b>{esc(self.tr('Saved for backward'))}</b></p>"
+                         f"<table cellspacing='4'><tr>{head}</tr>{''.join(rows)}</table>")
+            for s in saved:
+                if s.message:
+                    parts.append(f"<p>{esc(s.message)}</p>")
+        else:
+            parts.append(f"<p>{esc(self.tr('Saved nothing for backward.'))}</p>")
+        if node.tensor is not None and node.tensor in self.retained:
+            parts.append(f"<p><b>{esc(node.tensor)}.grad</b> (retain_grad) = <pre>"
+                         f"{esc(full_values(self.retained[node.tensor]))}</pre></p>")
+        return "".join(parts)
+
+    def _saved(self, key: int) -> tuple[ag.SavedTensorInfo, ...]:
+        """Saved tensors of a node, read now (stale or freed since the trace)."""
+        graph = self.graph
+        assert graph is not None
+        reread = getattr(ag, "_saved_infos", None)
+        if reread is not None:
+            try:
+                return tuple(reread(graph.function(key)))
+            except Exception:  # an odd node must not break the details
+                pass
+        return graph.nodes[key].saved
+
+    def _edge_details(self, key: Any) -> str | None:
+        graph, shown = self.graph, self.shown
+        if graph is None or shown is None:
+            return None
+        esc = html.escape
+        if isinstance(key, tuple) and key and key[0] == "cut":
+            _, src, name = key
+            return (f"<h3>{esc(self.tr('Cut: gradient stops here'))}</h3>"
+                    + _p(self.tr("{0} was computed from this node, but without a graph: "
+                                 "backward will never reach it.").format(name)))
+        edge_map = shown.edge_map if isinstance(shown, CollapsedGraph) else None
+        if edge_map is not None and key not in edge_map:
+            return None
+        orig = edge_map[key] if edge_map is not None else key
+        info = graph.edge_info.get(orig)
+        if info is None:
+            return None
+        src, dst = graph.nodes[orig[0]], graph.nodes[orig[1]]
+        dst_name = dst.tensor or dst.label
+        parts = [f"<h3>{esc(src.label)} → {esc(dst_name)}</h3>",
+                 f"<p>{esc(self.tr('gradient shape'))}: {esc(shape_text(info.shape))} "
+                 f"{esc((info.dtype or '').replace('torch.', ''))}</p>"]
+        if len(info.slots) > 1:
+            parts.append(_p(self.tr("This input is used {0} times by the operation; the "
+                                    "gradients of each use add up.").format(len(info.slots))))
+        rec = self.record
+        if rec is None or rec.graph is not graph:
+            parts.append(_p(self.tr("Run backward to see the gradient that flows along "
+                                    "this edge.")))
+        else:
+            g = rec.edge_grads.get(orig)
+            if g is None:
+                parts.append(f"<p>{esc(self.tr('No gradient flowed along this edge.'))}</p>")
+            else:
+                parts.append(f"<p>‖∇‖ = {esc(_num(norm_of(g) or 0.0))}</p>"
+                             f"<pre>{esc(full_values(g))}</pre>")
+        return "".join(parts)
+
+    # -- devices -----------------------------------------------------------------------------
+
+    def _device_chosen(self, index: int) -> None:
+        self.rerun_on(self.device_combo.itemData(index))
+
+    def rerun_on(self, device: str) -> None:
+        """Re-run the program that built the graph on ``device`` and show that graph."""
+        if self.root is None or self.graph is None:
+            return
+        main = self.bridge.workspace
+        if self.replica is not None and device == self._home_device():
+            self._drop_replica()
+            self._say(self.tr("Back to the workspace's own values."))
+            self.refresh()
+            return
+        if str(self.root.device) == device:
+            return
+        involved = [self.target or ""]
+        for node in self.graph.nodes:
+            involved.extend(node.tensors)
+        if main.running:
+            self._say(self.tr("A program is running in the workspace; wait for it first."),
+                      "warning")
+            self._update_controls()
+            return
+        handed = handed_in(main, involved)
+        if handed:
+            self._say(self.tr("Can't re-run on {0}: {1} was handed in (explore(), a file or "
+                              "the API), not made by a program here, so there is no program "
+                              "to re-run. Move it with .to('{0}') in the code bar instead.")
+                      .format(device, ", ".join(handed)), "warning")
+            self._update_controls()
+            return
+        sources = replay_sources(main)
+        history_len = len(main.history)
+
+        def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
+            fresh = Workspace(time_limit=120)
+            for i, (src, _bound) in enumerate(sources):
+                if cancel():
+                    fresh.cancel()
+                    return None
+                try:
+                    fresh.run(src, device=device)
+                except ProgramError as err:
+                    return err
+                progress((i + 1) / max(len(sources), 1))
+            return fresh
+
+        def done(fresh: Any) -> None:
+            if isinstance(fresh, ProgramError):
+                self._rerun_failed(device, str(fresh))
+                return
+            if fresh is None:
+                return
+            self.replica = fresh
+            self.replica_device = device
+            self._replica_history = history_len
+            self._signature = None
+            self._say(self.tr("Re-ran the program on {0}. This is a separate copy: the "
+                              "workspace keeps its own values; choose {1} to go back.").format(
+                                  device, self._home_device()), "ok")
+            self.refresh()
+
+        self._run_task(self.tr("Re-running on {0}…").format(device), work, done,
+                       failed=lambda msg: self._rerun_failed(device, msg))
+
+    def _home_device(self) -> str:
+        main = self.bridge.workspace
+        name = self.target
+        v = main.get(name) if name is not None else None
+        return str(v.device) if isinstance(v, torch.Tensor) else "cpu"
+
+    def _rerun_failed(self, device: str, msg: str) -> None:
+        self._say(self.tr("Could not re-run the program on {0}: {1}").format(device, msg),
+                  "error")
+        self._update_controls()
+
+    def _drop_replica(self) -> None:
+        self.replica = None
+        self.replica_device = None
+        self._signature = None
+        self.record = None
+        self.edge_norms = None
+
+    # -- numerical check ---------------------------------------------------------------------
+
+    def numerical_check(self) -> None:
+        """Compare autograd with finite differences (float64) for the named leaves, by
+        re-running the program with the leaves replaced by float64 copies."""
+        if not self._can_change():
+            return
+        graph = self.graph
+        assert graph is not None
+        ws = self.workspace()
+        target = self.target
+        leaves = [n.tensor for n in graph.leaves() if n.tensor is not None and n.tensor in ws]
+        if not leaves:
+            self._say(self.tr("The numerical check needs leaves that are workspace values; "
+                              "this graph has none."), "warning")
+            return
+        handed = handed_in(ws, [target or "", *leaves])
+        if handed:
+            self._say(self.tr("Can't run the numerical check: {0} was handed in, not made by "
+                              "a program here, so the program can't be re-run.").format(
+                                  ", ".join(handed)), "warning")
+            return
+        total = sum(ws[n].numel() for n in leaves)
+        if total > NUMCHECK_MAX_ELEMENTS:
+            self._say(self.tr("The numerical check is for small graphs: the leaves have {0} "
+                              "elements (at most {1}).").format(total, NUMCHECK_MAX_ELEMENTS),
+                      "warning")
+            return
+        sources = replay_sources(ws, skip_backward=True)
+        device = str(self.root.device) if self.root is not None else None
+        inputs = {n: ws[n] for n in leaves}
+
+        def fn(**values: torch.Tensor) -> torch.Tensor:
+            fresh = Workspace(time_limit=60)
+            for src, bound in sources:
+                fresh.run(src, device=device)
+                for n in bound:
+                    if n in values:
+                        fresh[n] = values[n]
+            out = fresh[target]
+            if not isinstance(out, torch.Tensor):
+                raise BackwardError("other", _tr("The root is not a tensor after re-running."))
+            return out
+
+        def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
+            try:
+                return numerical_check(fn, inputs)
+            except BackwardError as err:
+                return err.explanation
+            except ProgramError as err:
+                return _tr("re-running the program failed: {0}").format(err)
+
+        self._run_task(self.tr("Checking gradients numerically…"), work, self._check_done,
+                       failed=lambda msg: self._say(
+                           self.tr("The numerical check could not run: {0}").format(msg),
+                           "error"))
+
+    def _check_done(self, result: ag.NumericalCheck | str) -> None:
+        if isinstance(result, str):
+            self._say(self.tr("The numerical check could not run: {0}").format(result), "error")
+            return
+        worst = max(result.inputs.values(), key=lambda c: c.max_abs_diff, default=None)
+        where = ""
+        if worst is not None:
+            where = f" ({worst.name}{list(worst.worst_index or ())})"
+        verdict = self.tr("passed") if result.passed else self.tr("FAILED")
+        per = ", ".join(f"{c.name}: {c.max_abs_diff:.2e}" for c in result.inputs.values())
+        self.check_result = result
+        self._say(self.tr("Numerical check (finite differences in float64, eps={0}): largest "
+                          "difference between autograd and numerical gradients {1:.3e}{2} — "
+                          "{3}. Per leaf: {4}.").format(
+                              result.eps, result.max_abs_diff, where, verdict, per),
+                  "ok" if result.passed else "error")
+
+    # -- training step -----------------------------------------------------------------------
+
+    def open_training_dialog(self) -> QtWidgets.QDialog:
+        """The seed's training-step check (inspect_batch / run_one_step) as a dialog."""
+        from .training_dialog import TrainingDialog
+
+        if self.training_dialog is None:
+            self.training_dialog = TrainingDialog(self.bridge.workspace, self)
+        dlg = self.training_dialog
+        assert isinstance(dlg, TrainingDialog)
+        dlg.refill()
+        dlg.show()
+        dlg.raise_()
+        return dlg
+
+    # -- tasks -------------------------------------------------------------------------------
+
+    def _run_task(self, what: str, fn: Callable[..., Any], done: Callable[[Any], None],
+                  failed: Callable[[str], None] | None = None) -> None:
+        self.cancel_task()
+        task = Task(fn, parent=self)
+        self._task = task
+        self._busy = what
+        self.progress.setValue(0)
+        self.progress.setFormat(what)
+        self.progress.show()
+        self.cancel_btn.show()
+        self._update_controls()
+
+        def finish() -> None:
+            if self._task is task:
+                self._task = None
+                self._busy = None
+                self.progress.hide()
+                self.cancel_btn.hide()
+                self._update_controls()
+
+        def ok(result: Any) -> None:
+            finish()
+            done(result)
+
+        def bad(msg: str) -> None:
+            finish()
+            if failed is not None:
+                failed(msg)
+            else:
+                self._say(self.tr("{0} failed: {1}").format(what.rstrip("…"), msg), "error")
+
+        task.progress.connect(lambda f: self.progress.setValue(int(f * 1000)))
+        task.finished.connect(ok)
+        task.failed.connect(bad)
+        task.cancelled.connect(finish)
+        task.start()
+
+    def cancel_task(self) -> None:
+        """Stop the background work in progress (layout, backward, re-run, check)."""
+        task, self._task = self._task, None
+        if task is not None:
+            with contextlib.suppress(RuntimeError):  # already delivered and deleted
+                task.cancel()
+        self._busy = None
+        self.progress.hide()
+        self.cancel_btn.hide()
+
+    @property
+    def busy(self) -> bool:
+        """True while background work runs."""
+        return self._busy is not None
+
+    # -- for tests and screenshots -----------------------------------------------------------
+
+    def shown_nodes(self) -> list[tuple[Any, str, str]]:
+        """(key, kind, title) of every node drawn."""
+        d = self.view.drawing
+        return [] if d is None else [(n.key, n.text.kind, n.text.title) for n in d.nodes]
+
+    def node_lines(self, key: Any) -> list[str]:
+        """The text lines of a drawn node (title first)."""
+        item = self.view.items_by_key.get(key)
+        return [] if item is None else [item.node.text.title, *item.node.text.lines]
+
+    def leaf_key(self, name: str) -> int | None:
+        """The node id of the leaf called ``name``."""
+        if self.graph is None:
+            return None
+        for n in self.graph.leaves():
+            if name in n.tensors:
+                return n.id
+        return None
+
+    def edge_labels(self) -> dict[Any, str]:
+        """Label of each drawn edge."""
+        d = self.view.drawing
+        return {} if d is None else dict(zip(d.edge_keys, d.edge_labels, strict=True))
+
+
+def _p(text: str) -> str:
+    return f"<p>{html.escape(text)}</p>"
+
+
+def _is_cut(key: Any) -> bool:
+    return isinstance(key, tuple) and bool(key) and key[0] == "cut"
+
+
+def _drawing(
+    shown: Graph | CollapsedGraph,
+    graph: Graph,
+    retained: Mapping[str, torch.Tensor | None],
+    norms: Mapping[tuple[int, int], float | None] | None,
+    constants: list[tuple[str, NodeText, list[int]]],
+    metrics: TextMetrics,
+    cancel: Callable[[], bool] | None,
+) -> Drawing:
+    texts = node_texts(shown, graph, retained)
+    labels, kinds = edge_texts(shown, graph, norms)
+    members: dict[int, int] = {}
+    if isinstance(shown, CollapsedGraph):
+        for gid, ms in shown.groups.items():
+            for m in ms:
+                members[m] = gid
+    consts = [(n, t, sorted({members.get(s, s) for s in srcs})) for n, t, srcs in constants]
+    return compute_drawing(shown, texts, labels, kinds, metrics, constants=consts,
+                           cancel=cancel)

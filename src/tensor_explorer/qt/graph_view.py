@@ -1,0 +1,718 @@
+"""Drawing of an autograd graph: a zoomable, pannable ``QGraphicsView`` of a layered DAG.
+
+Two halves, so that the expensive part can run in a worker thread:
+
+- :func:`compute_drawing` (no widgets, thread-safe) turns a graph (a traced
+  :class:`~tensor_explorer.core.autograd.Graph` or a
+  :class:`~tensor_explorer.core.graph_layout.CollapsedGraph`) plus the text of each node into a
+  :class:`Drawing`: node boxes sized from a per-character width table measured on the UI thread
+  (:class:`TextMetrics`), placed by :func:`~tensor_explorer.core.graph_layout.layout` (leaves on
+  top, the root at the bottom), and edge segments with their labels. Cut-off constants (values
+  made under ``no_grad`` / ``inference_mode`` or by ``detach``) are placed apart, in a column to
+  the right of the graph, with dashed "cut" edges from the nodes they were computed from.
+- :class:`GraphView` shows a :class:`Drawing`: one light item per node (:class:`NodeItem`) and
+  a single :class:`EdgeLayer` that paints only the edges crossing the exposed area. Text is
+  drawn only when it would be readable (level of detail from the zoom), so a 20k-node graph
+  fitted to the window costs a few filled rectangles per node. Wheel, ``+``/``-`` and ``0``
+  zoom (``0``: fit), dragging pans; a click (press and release without moving) on a node or
+  near an edge emits :attr:`GraphView.node_clicked` / :attr:`GraphView.edge_clicked`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core.graph_layout import layout
+from . import theme
+
+#: node kinds drawn: the core's kinds plus "const" (a cut-off constant drawn apart)
+KINDS = ("root", "op", "leaf", "group", "const")
+MAX_FIT_SCALE = 1.25  # "fit" never magnifies a small graph beyond this
+MIN_SCALE, MAX_SCALE = 0.01, 8.0
+TEXT_LOD = 0.45  # below this zoom, nodes are drawn without text
+EDGE_LABEL_LOD = 0.6  # below this zoom (or with too many edges in view), no edge labels
+MAX_LABELLED_EDGES = 400
+
+
+# ---------------------------------------------------------------------------------------------
+# colours
+
+
+@dataclass(frozen=True)
+class GraphColors:
+    """Colours of the drawing, derived from the application theme."""
+
+    background: str
+    text: str
+    muted: str
+    border: dict[str, str]
+    fill: dict[str, str]
+    named: str
+    stale: str
+    edge: str
+    edge_grad: str
+    cut: str
+    selection: str
+    label_bg: str
+
+    @staticmethod
+    def from_theme(t: theme.Theme) -> GraphColors:
+        """Node colours by kind: root (orange-red), operation (neutral), leaf (green), group
+        (purple), constant (muted, dashed); named intermediates get the accent colour."""
+        border = {
+            "root": t.series[1],
+            "op": t.muted,
+            "leaf": t.ok,
+            "group": t.series[4],
+            "const": t.muted,
+        }
+        amount = 0.16 if t.name == "light" else 0.28
+        fill = {k: _mix(t.base, v, amount) for k, v in border.items()}
+        fill["op"] = t.alt_base
+        fill["const"] = t.window
+        return GraphColors(
+            background=t.base,
+            text=t.text,
+            muted=t.muted,
+            border=border,
+            fill=fill,
+            named=t.accent,
+            stale=t.warning,
+            edge=t.muted,
+            edge_grad=t.accent,
+            cut=t.error,
+            selection=t.accent,
+            label_bg=t.base,
+        )
+
+
+def _mix(a: str, b: str, amount: float) -> str:
+    ca, cb = QtGui.QColor(a), QtGui.QColor(b)
+    r = ca.redF() + (cb.redF() - ca.redF()) * amount
+    g = ca.greenF() + (cb.greenF() - ca.greenF()) * amount
+    bl = ca.blueF() + (cb.blueF() - ca.blueF()) * amount
+    return QtGui.QColor.fromRgbF(r, g, bl).name()
+
+
+# ---------------------------------------------------------------------------------------------
+# text metrics (measured on the UI thread, used anywhere)
+
+
+@dataclass(frozen=True)
+class TextMetrics:
+    """Character advances of the title and body fonts, so node sizes can be computed in a
+    worker thread (Qt's font classes are for the UI thread)."""
+
+    title_advance: dict[str, float]
+    body_advance: dict[str, float]
+    title_default: float
+    body_default: float
+    title_height: float
+    body_height: float
+    scale: float
+
+    @staticmethod
+    def measure(title_font: QtGui.QFont, body_font: QtGui.QFont, scale: float) -> TextMetrics:
+        """Measure printable ASCII (and a few symbols used in labels) in both fonts."""
+        chars = [chr(c) for c in range(32, 127)] + list("‖∇…×·✂—→∑")
+        tf, bf = QtGui.QFontMetricsF(title_font), QtGui.QFontMetricsF(body_font)
+        return TextMetrics(
+            {c: tf.horizontalAdvance(c) for c in chars},
+            {c: bf.horizontalAdvance(c) for c in chars},
+            tf.horizontalAdvance("M"),
+            bf.horizontalAdvance("M"),
+            tf.height(),
+            bf.height(),
+            scale,
+        )
+
+    def title_width(self, text: str) -> float:
+        adv, d = self.title_advance, self.title_default
+        return sum([adv.get(c, d) for c in text])
+
+    def body_width(self, text: str) -> float:
+        adv, d = self.body_advance, self.body_default
+        return sum([adv.get(c, d) for c in text])
+
+
+# ---------------------------------------------------------------------------------------------
+# the drawing (plain data)
+
+
+@dataclass
+class NodeText:
+    """What a node box says: a title (bold) and a few lines below it."""
+
+    title: str
+    lines: list[str] = field(default_factory=list)
+    kind: str = "op"
+    named: bool = False  # a named intermediate (or the named root): accent border
+    stale: bool = False  # holds a saved tensor changed in place: warning border
+    tooltip: str = ""
+
+
+@dataclass
+class DrawNode:
+    """A node box: ``key`` is the graph node id, or ``"const:NAME"`` for a constant."""
+
+    key: Any
+    text: NodeText
+    x: float  # centre
+    y: float  # centre
+    w: float
+    h: float
+
+
+@dataclass
+class Drawing:
+    """Everything :class:`GraphView` needs to draw a graph, in scene coordinates."""
+
+    nodes: list[DrawNode]
+    edge_keys: list[Any]  # per edge: (src, dst) of the shown graph, or ("cut", from, const)
+    segments: np.ndarray  # (E, 4): x1, y1 (input node's bottom), x2, y2 (consumer's top)
+    edge_kinds: np.ndarray  # (E,) int: 0 plain, 1 carried a gradient, 2 cut
+    edge_labels: list[str]
+    metrics: TextMetrics
+
+    def node(self, key: Any) -> DrawNode | None:
+        for n in self.nodes:
+            if n.key == key:
+                return n
+        return None
+
+
+def node_size(text: NodeText, m: TextMetrics) -> tuple[float, float]:
+    """Box width and height for a node's text (padding scales with presentation mode)."""
+    pad = 10.0 * m.scale
+    w = m.title_width(text.title)
+    for line in text.lines:
+        w = max(w, m.body_width(line))
+    w = min(w, 420.0 * m.scale) + 2 * pad
+    h = m.title_height + len(text.lines) * m.body_height + 1.2 * pad
+    return max(w, 60.0 * m.scale), h
+
+
+def compute_drawing(
+    graph: Any,
+    texts: Mapping[Any, NodeText],
+    edge_labels: Mapping[Any, str],
+    edge_kinds: Mapping[Any, int],
+    metrics: TextMetrics,
+    *,
+    constants: Sequence[tuple[str, NodeText, Sequence[int]]] = (),
+    cancel: Callable[[], bool] | None = None,
+) -> Drawing:
+    """Size, place and connect the nodes of ``graph`` (thread-safe; no widgets).
+
+    Args:
+        graph: anything with ``nodes`` (having ``id``) and ``edges`` ``(src, dst)``.
+        texts: node id -> :class:`NodeText`.
+        edge_labels, edge_kinds: per edge of ``graph``; missing: empty label, kind 0.
+        metrics: character widths measured on the UI thread.
+        constants: ``(name, text, [node ids it was computed from])`` of cut-off values,
+            placed in a column right of the graph with a cut edge from each of those nodes.
+        cancel: passed to the layout (raises ``LayoutCancelled``).
+    """
+    m = metrics
+    sizes = {nid: node_size(t, m) for nid, t in texts.items()}
+    gap = 28.0 * m.scale
+    max_h = max((h for _, h in sizes.values()), default=40.0)
+    row = max_h + 70.0 * m.scale
+    pos = layout(
+        graph,
+        node_gap=gap,
+        layer_gap=row,
+        widths={nid: s[0] for nid, s in sizes.items()},
+        cancel=cancel,
+    )
+    nodes: list[DrawNode] = []
+    where: dict[Any, DrawNode] = {}
+    for node in graph.nodes:
+        nid = node.id
+        x, y = pos[nid]
+        w, h = sizes[nid]
+        dn = DrawNode(nid, texts[nid], x, y, w, h)
+        nodes.append(dn)
+        where[nid] = dn
+    right = max((d.x + d.w / 2 for d in nodes), default=0.0)
+    keys: list[Any] = []
+    segs: list[tuple[float, float, float, float]] = []
+    kinds: list[int] = []
+    labels: list[str] = []
+    for key in graph.edges:
+        src, dst = where[key[0]], where[key[1]]  # src consumes dst's output
+        keys.append(key)
+        segs.append((dst.x, dst.y + dst.h / 2, src.x, src.y - src.h / 2))
+        kinds.append(int(edge_kinds.get(key, 0)))
+        labels.append(edge_labels.get(key, ""))
+    cy = 0.0
+    for name, text, sources in constants:
+        w, h = node_size(text, m)
+        dn = DrawNode(f"const:{name}", text, right + 3 * gap + w / 2, cy + h / 2, w, h)
+        placed = [where[s] for s in sources if s in where]
+        if placed:  # next to the lowest node it was computed from
+            dn.y = max(cy + h / 2, max(p.y for p in placed) + row / 2)
+        cy = dn.y + h / 2 + gap
+        nodes.append(dn)
+        for p in placed:
+            keys.append(("cut", p.key, name))
+            segs.append((p.x + p.w / 2, p.y, dn.x - dn.w / 2, dn.y))
+            kinds.append(2)
+            labels.append("")
+    seg_arr = np.asarray(segs, dtype=np.float64).reshape(-1, 4)
+    return Drawing(nodes, keys, seg_arr, np.asarray(kinds, dtype=np.int64), labels, m)
+
+
+# ---------------------------------------------------------------------------------------------
+# style shared by the items
+
+
+class GraphStyle:
+    """Fonts, pens and brushes the items paint with (rebuilt on a theme or scale change)."""
+
+    def __init__(self, colors: GraphColors, scale: float) -> None:
+        self.colors = colors
+        self.scale = scale
+        base = QtWidgets.QApplication.font()
+        self.title_font = QtGui.QFont(base)
+        self.title_font.setPointSizeF(theme.BASE_POINT_SIZE * scale)
+        self.title_font.setBold(True)
+        self.body_font = QtGui.QFont(base)
+        self.body_font.setPointSizeF(theme.BASE_POINT_SIZE * 0.9 * scale)
+        self.label_font = QtGui.QFont(base)
+        self.label_font.setPointSizeF(theme.BASE_POINT_SIZE * 0.85 * scale)
+        self.metrics = TextMetrics.measure(self.title_font, self.body_font, scale)
+        c = QtGui.QColor
+        self.text = c(colors.text)
+        self.muted = c(colors.muted)
+        self.pens: dict[str, QtGui.QPen] = {}
+        self.brushes: dict[str, QtGui.QBrush] = {}
+        for kind in KINDS:
+            pen = QtGui.QPen(c(colors.border[kind]), 1.6 * scale)
+            if kind == "const":
+                pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+            self.pens[kind] = pen
+            self.brushes[kind] = QtGui.QBrush(c(colors.fill[kind]))
+        self.named_pen = QtGui.QPen(c(colors.named), 2.2 * scale)
+        self.stale_pen = QtGui.QPen(c(colors.stale), 2.6 * scale)
+        self.selected_pen = QtGui.QPen(c(colors.selection), 3.5 * scale)
+        self.edge_pens = [
+            QtGui.QPen(c(colors.edge), 1.3 * scale),
+            QtGui.QPen(c(colors.edge_grad), 1.8 * scale),
+            QtGui.QPen(c(colors.cut), 1.6 * scale, QtCore.Qt.PenStyle.DashLine),
+        ]
+        for p in self.edge_pens:
+            p.setCosmetic(False)
+        self.label_bg = QtGui.QBrush(c(colors.label_bg))
+
+
+# ---------------------------------------------------------------------------------------------
+# items
+
+
+class NodeItem(QtWidgets.QGraphicsItem):
+    """A node box; paints its text only when readable at the current zoom."""
+
+    def __init__(self, node: DrawNode, style: GraphStyle) -> None:
+        super().__init__()
+        self.node = node
+        self.style = style
+        self.selected = False
+        self._rect = QtCore.QRectF(-node.w / 2, -node.h / 2, node.w, node.h)
+        self.setPos(node.x, node.y)
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        if node.text.tooltip:
+            self.setToolTip(node.text.tooltip)
+
+    @property
+    def key(self) -> Any:
+        return self.node.key
+
+    def boundingRect(self) -> QtCore.QRectF:
+        m = 3.0 * self.style.scale
+        return self._rect.adjusted(-m, -m, m, m)
+
+    def set_text(self, text: NodeText) -> None:
+        """Change what the box says (its size stays: long lines are elided)."""
+        self.node.text = text
+        self.setToolTip(text.tooltip)
+        self.update()
+
+    def paint(
+        self,
+        painter: QtGui.QPainter,
+        option: QtWidgets.QStyleOptionGraphicsItem,
+        widget: QtWidgets.QWidget | None = None,
+    ) -> None:
+        st = self.style
+        text = self.node.text
+        kind = text.kind
+        lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(
+            painter.worldTransform()
+        )
+        if self.selected:
+            pen = st.selected_pen
+        elif text.stale:
+            pen = st.stale_pen
+        elif text.named and kind == "op":
+            pen = st.named_pen
+        else:
+            pen = st.pens.get(kind, st.pens["op"])
+        painter.setBrush(st.brushes.get(kind, st.brushes["op"]))
+        if lod < TEXT_LOD:
+            painter.setPen(pen if lod > 0.1 else QtCore.Qt.PenStyle.NoPen)
+            painter.drawRect(self._rect)
+            return
+        painter.setPen(pen)
+        r = 7.0 * st.scale
+        painter.drawRoundedRect(self._rect, r, r)
+        m = st.metrics
+        pad = 10.0 * st.scale
+        inner = self._rect.adjusted(pad, 0.6 * pad, -pad, 0)
+        painter.setPen(st.text)
+        painter.setFont(st.title_font)
+        title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(), m.title_height)
+        painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignCenter,
+                         _elide(text.title, st.title_font, inner.width()))
+        painter.setFont(st.body_font)
+        y = title_rect.bottom()
+        for i, line in enumerate(text.lines):
+            painter.setPen(st.text if i == len(text.lines) - 1 and kind == "leaf" else st.muted)
+            rect = QtCore.QRectF(inner.left(), y, inner.width(), m.body_height)
+            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter,
+                             _elide(line, st.body_font, inner.width()))
+            y += m.body_height
+
+
+def _elide(text: str, font: QtGui.QFont, width: float) -> str:
+    fm = QtGui.QFontMetricsF(font)
+    if fm.horizontalAdvance(text) <= width + 0.5:
+        return text
+    return fm.elidedText(text, QtCore.Qt.TextElideMode.ElideRight, width)
+
+
+class EdgeLayer(QtWidgets.QGraphicsItem):
+    """All edges in one item: paints only the segments crossing the exposed area; arrowheads
+    and labels only when zoomed in enough and few edges are in view."""
+
+    def __init__(self, drawing: Drawing, style: GraphStyle) -> None:
+        super().__init__()
+        self.style = style
+        self.segments = drawing.segments
+        self.kinds = drawing.edge_kinds.copy()
+        self.labels = list(drawing.edge_labels)
+        self.setZValue(-1)
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+        s = self.segments
+        if len(s):
+            x0 = float(min(s[:, 0].min(), s[:, 2].min()))
+            x1 = float(max(s[:, 0].max(), s[:, 2].max()))
+            y0 = float(min(s[:, 1].min(), s[:, 3].min()))
+            y1 = float(max(s[:, 1].max(), s[:, 3].max()))
+            m = 80.0 * style.scale
+            self._rect = QtCore.QRectF(x0 - m, y0 - m, x1 - x0 + 2 * m, y1 - y0 + 2 * m)
+        else:
+            self._rect = QtCore.QRectF()
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return self._rect
+
+    def set_labels(self, labels: Sequence[str], kinds: np.ndarray) -> None:
+        self.labels = list(labels)
+        self.kinds = kinds
+        self.update()
+
+    def visible(self, rect: QtCore.QRectF) -> np.ndarray:
+        """Indices of the edges whose bounding box meets ``rect``."""
+        s = self.segments
+        if not len(s):
+            return np.zeros(0, dtype=np.int64)
+        lo_x = np.minimum(s[:, 0], s[:, 2])
+        hi_x = np.maximum(s[:, 0], s[:, 2])
+        lo_y = np.minimum(s[:, 1], s[:, 3])
+        hi_y = np.maximum(s[:, 1], s[:, 3])
+        mask = (
+            (hi_x >= rect.left()) & (lo_x <= rect.right())
+            & (hi_y >= rect.top()) & (lo_y <= rect.bottom())
+        )
+        return np.flatnonzero(mask)
+
+    def paint(
+        self,
+        painter: QtGui.QPainter,
+        option: QtWidgets.QStyleOptionGraphicsItem,
+        widget: QtWidgets.QWidget | None = None,
+    ) -> None:
+        st = self.style
+        exposed = option.exposedRect if option.exposedRect.isValid() else self._rect
+        idx = self.visible(exposed)
+        if not idx.size:
+            return
+        lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(
+            painter.worldTransform()
+        )
+        s = self.segments
+        kinds = self.kinds
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        for kind, pen in enumerate(st.edge_pens):
+            sel = idx[kinds[idx] == kind]
+            if not sel.size:
+                continue
+            painter.setPen(pen)
+            painter.drawLines([QtCore.QLineF(*row) for row in s[sel].tolist()])
+        if lod < EDGE_LABEL_LOD or idx.size > MAX_LABELLED_EDGES:
+            return
+        # arrowheads at the consuming end (data flows down; gradient flows back up)
+        a = 7.0 * st.scale
+        for i in idx.tolist():
+            x1, y1, x2, y2 = s[i]
+            ang = math.atan2(y2 - y1, x2 - x1)
+            pen = st.edge_pens[int(kinds[i])]
+            painter.setPen(QtCore.Qt.PenStyle.NoPen)
+            painter.setBrush(pen.color())
+            pts = [
+                QtCore.QPointF(x2, y2),
+                QtCore.QPointF(x2 - a * math.cos(ang - 0.4), y2 - a * math.sin(ang - 0.4)),
+                QtCore.QPointF(x2 - a * math.cos(ang + 0.4), y2 - a * math.sin(ang + 0.4)),
+            ]
+            painter.drawPolygon(pts)
+        painter.setFont(st.label_font)
+        fm = QtGui.QFontMetricsF(st.label_font)
+        for i in idx.tolist():
+            label = self.labels[i]
+            if not label:
+                continue
+            x1, y1, x2, y2 = s[i]
+            lines = label.split("\n")
+            w = max(fm.horizontalAdvance(t) for t in lines) + 8 * st.scale
+            h = fm.height() * len(lines) + 2 * st.scale
+            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+            rect = QtCore.QRectF(cx - w / 2, cy - h / 2, w, h)
+            painter.setPen(QtCore.Qt.PenStyle.NoPen)
+            painter.setBrush(st.label_bg)
+            painter.drawRoundedRect(rect, 3, 3)
+            painter.setPen(st.edge_pens[int(kinds[i])].color() if kinds[i] == 1 else st.muted)
+            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, label)
+
+
+# ---------------------------------------------------------------------------------------------
+# the view
+
+
+class GraphView(QtWidgets.QGraphicsView):
+    """Shows a :class:`Drawing`; zoom with the wheel or ``+``/``-``, ``0`` fits, drag pans."""
+
+    node_clicked = QtCore.Signal(object)  # node key (graph id or "const:NAME")
+    edge_clicked = QtCore.Signal(object)  # edge key
+    background_clicked = QtCore.Signal()
+    zoomed = QtCore.Signal(float)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("GraphView")
+        self.setScene(QtWidgets.QGraphicsScene(self))
+        self.setDragMode(QtWidgets.QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setRenderHints(QtGui.QPainter.RenderHint.Antialiasing
+                            | QtGui.QPainter.RenderHint.TextAntialiasing)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
+        self.drawing: Drawing | None = None
+        self.items_by_key: dict[Any, NodeItem] = {}
+        self.edge_layer: EdgeLayer | None = None
+        self.auto_fit = True
+        self._press: QtCore.QPoint | None = None
+        self._selected: Any = None
+        self.style_ = self.make_style()
+        self._apply_background()
+
+    # -- style -------------------------------------------------------------------------------
+
+    @staticmethod
+    def make_style() -> GraphStyle:
+        st = theme.state()
+        return GraphStyle(GraphColors.from_theme(st.theme), st.scale)
+
+    def restyle(self) -> GraphStyle:
+        """Take the current theme and scale; returns the new style (the caller re-draws when
+        the scale changed, since node sizes depend on it)."""
+        self.style_ = self.make_style()
+        self._apply_background()
+        for item in self.items_by_key.values():
+            item.style = self.style_
+            item.update()
+        if self.edge_layer is not None:
+            self.edge_layer.style = self.style_
+            self.edge_layer.update()
+        return self.style_
+
+    def _apply_background(self) -> None:
+        self.setBackgroundBrush(QtGui.QBrush(QtGui.QColor(self.style_.colors.background)))
+
+    # -- content -----------------------------------------------------------------------------
+
+    def clear(self) -> None:
+        self.scene().clear()
+        self.items_by_key = {}
+        self.edge_layer = None
+        self.drawing = None
+
+    def show_drawing(self, drawing: Drawing, *, keep_view: bool = False) -> None:
+        """Replace the scene's content. ``keep_view``: keep zoom and centre (a re-draw of the
+        same graph), else fit when auto-fit is on."""
+        centre = self.mapToScene(self.viewport().rect().center())
+        scene = self.scene()
+        scene.clear()
+        self.drawing = drawing
+        self.edge_layer = EdgeLayer(drawing, self.style_)
+        scene.addItem(self.edge_layer)
+        items: dict[Any, NodeItem] = {}
+        for node in drawing.nodes:
+            item = NodeItem(node, self.style_)
+            scene.addItem(item)
+            items[node.key] = item
+        self.items_by_key = items
+        if self._selected in items:
+            items[self._selected].selected = True
+        rect = scene.itemsBoundingRect()
+        m = 40.0 * self.style_.scale
+        scene.setSceneRect(rect.adjusted(-m, -m, m, m))
+        if keep_view and not self.auto_fit:
+            self.centerOn(centre)
+        else:
+            self.fit()
+
+    def update_texts(
+        self, texts: Mapping[Any, NodeText], labels: Sequence[str], kinds: np.ndarray
+    ) -> None:
+        """New node texts and edge labels, same geometry (big graphs after backward)."""
+        for key, text in texts.items():
+            item = self.items_by_key.get(key)
+            if item is not None:
+                item.set_text(text)
+        if self.edge_layer is not None:
+            self.edge_layer.set_labels(labels, kinds)
+
+    def select(self, key: Any) -> None:
+        """Outline ``key``'s node (None: no selection)."""
+        old = self.items_by_key.get(self._selected)
+        if old is not None:
+            old.selected = False
+            old.update()
+        self._selected = key
+        new = self.items_by_key.get(key)
+        if new is not None:
+            new.selected = True
+            new.update()
+
+    # -- zoom --------------------------------------------------------------------------------
+
+    def current_scale(self) -> float:
+        return float(self.transform().m11())
+
+    def zoom(self, factor: float, *, user: bool = True) -> None:
+        """Multiply the zoom by ``factor`` (kept within sensible bounds)."""
+        s = self.current_scale()
+        target = min(MAX_SCALE, max(MIN_SCALE, s * factor))
+        if s > 0 and target != s:
+            self.scale(target / s, target / s)
+        if user:
+            self.auto_fit = False
+        self.zoomed.emit(self.current_scale())
+
+    def fit(self) -> None:
+        """Show the whole graph (never magnified beyond ``MAX_FIT_SCALE``); resizing keeps
+        fitting until the user zooms or pans."""
+        rect = self.sceneRect()
+        if rect.isEmpty():
+            return
+        self.resetTransform()
+        self.fitInView(rect, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
+        s = self.current_scale()
+        if s > MAX_FIT_SCALE:
+            self.resetTransform()
+            self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
+            self.centerOn(rect.center())
+        self.auto_fit = True
+        self.zoomed.emit(self.current_scale())
+
+    def wheelEvent(self, e: QtGui.QWheelEvent) -> None:
+        steps = e.angleDelta().y() / 120.0
+        if steps:
+            self.zoom(1.15**steps)
+        e.accept()
+
+    def keyPressEvent(self, e: QtGui.QKeyEvent) -> None:
+        key = e.key()
+        if key in (QtCore.Qt.Key.Key_Plus, QtCore.Qt.Key.Key_Equal):
+            self.zoom(1.25)
+        elif key == QtCore.Qt.Key.Key_Minus:
+            self.zoom(0.8)
+        elif key == QtCore.Qt.Key.Key_0:
+            self.fit()
+        else:
+            super().keyPressEvent(e)
+
+    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(e)
+        if self.auto_fit and self.drawing is not None:
+            self.fit()
+
+    # -- clicks ------------------------------------------------------------------------------
+
+    def mousePressEvent(self, e: QtGui.QMouseEvent) -> None:
+        self._press = e.position().toPoint()
+        super().mousePressEvent(e)
+
+    def mouseReleaseEvent(self, e: QtGui.QMouseEvent) -> None:
+        super().mouseReleaseEvent(e)
+        press, self._press = self._press, None
+        if press is None:
+            return
+        pos = e.position().toPoint()
+        if (pos - press).manhattanLength() > 4:
+            self.auto_fit = False  # the user panned
+            return
+        self.click_at(pos)
+
+    def click_at(self, pos: QtCore.QPoint) -> None:
+        """Handle a click at viewport position ``pos``: a node, else the nearest edge."""
+        for item in self.items(pos):
+            if isinstance(item, NodeItem):
+                self.node_clicked.emit(item.key)
+                return
+        key = self.edge_at(self.mapToScene(pos), 6.0 / max(self.current_scale(), 1e-6))
+        if key is not None:
+            self.edge_clicked.emit(key)
+        else:
+            self.background_clicked.emit()
+
+    def edge_at(self, p: QtCore.QPointF, tolerance: float) -> Any:
+        """The key of the edge nearest to scene point ``p`` within ``tolerance``, or None."""
+        d = self.drawing
+        if d is None or not len(d.segments):
+            return None
+        s = d.segments
+        ax, ay, bx, by = s[:, 0], s[:, 1], s[:, 2], s[:, 3]
+        dx, dy = bx - ax, by - ay
+        length2 = np.maximum(dx * dx + dy * dy, 1e-12)
+        t = np.clip(((p.x() - ax) * dx + (p.y() - ay) * dy) / length2, 0.0, 1.0)
+        dist = np.hypot(ax + t * dx - p.x(), ay + t * dy - p.y())
+        i = int(np.argmin(dist))
+        return d.edge_keys[i] if dist[i] <= tolerance else None
+
+    def edge_midpoint(self, key: Any) -> QtCore.QPointF | None:
+        """Scene position of the middle of an edge (tests click there)."""
+        d = self.drawing
+        if d is None or key not in d.edge_keys:
+            return None
+        x1, y1, x2, y2 = d.segments[d.edge_keys.index(key)]
+        return QtCore.QPointF((x1 + x2) / 2, (y1 + y2) / 2)
