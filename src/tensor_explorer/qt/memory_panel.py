@@ -440,7 +440,10 @@ class MemoryPanel(QtWidgets.QWidget):
         fm_bold = QtGui.QFontMetricsF(pal.bold)
         fm = QtGui.QFontMetricsF(pal.font)
         fm_small = QtGui.QFontMetricsF(pal.small)
-        avail = max(self.view.viewport().width(), 200) - 2 * margin
+        # the width left when the vertical scroll bar shows (so nothing moves when it does)
+        bar = self.view.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
+        width = self.view.width() - 2 * self.view.frameWidth() - bar
+        avail = max(width, 200) - 2 * margin
         model = self.model
         if not model.strips:
             self._text(self.tr("No tensors or arrays in the workspace yet."), pal.font, pal.muted,
@@ -456,7 +459,7 @@ class MemoryPanel(QtWidgets.QWidget):
         cell_h = 30 * s
         bytes_h = 30 * s
         line = fm_small.height() + 2
-        y = margin
+        y = margin + 6 * s
         for strip in model.strips:
             top = y
             self._text(self._strip_title(strip), pal.bold, pal.text, margin, y)
@@ -480,8 +483,7 @@ class MemoryPanel(QtWidgets.QWidget):
                 y += line
                 self._text(strip.note, pal.small, pal.muted, x0, y)
                 y += line + 14 * s
-                self._strip_rects[strip.number] = QtCore.QRectF(0, top, avail + 2 * margin,
-                                                                y - top)
+                self._strip_box(strip, top - 6 * s, y, margin, avail, pal)
                 continue
             lo, hi = self._windows.get(self._strip_key(strip), (0, strip.nbytes))
             geom = StripGeometry(x0, cells_w, lo, hi, strip.unit, 64 * s)
@@ -530,13 +532,21 @@ class MemoryPanel(QtWidgets.QWidget):
                         self._text(text, pal.small, col, x0, y)
                         y += line
                     y += 6 * s
-            self._strip_rects[strip.number] = QtCore.QRectF(0, top, avail + 2 * margin, y - top)
+            self._strip_box(strip, top - 6 * s, y, margin, avail, pal)
             y += 14 * s
         rect = self.scene.itemsBoundingRect()
         self.scene.setSceneRect(QtCore.QRectF(0, 0, max(rect.right(), avail) + margin,
                                               rect.bottom() + margin))
         if self._hover_pos is not None:
             self._hover_now()
+
+    def _strip_box(self, strip: StripModel, top: float, bottom: float, margin: float,
+                   avail: float, pal: Palette) -> None:
+        """The grey strip behind an allocation and the values on it."""
+        rect = QtCore.QRectF(margin / 2, top, avail + margin, bottom - top)
+        self._strip_rects[strip.number] = rect
+        box = self.scene.addRect(rect, QtGui.QPen(pal.border, 1), pal.alt)
+        box.setZValue(-1)
 
     def _strip_title(self, strip: StripModel) -> str:
         if not strip.has_memory:
@@ -573,7 +583,7 @@ class MemoryPanel(QtWidgets.QWidget):
         if lane.max_mult > 1:
             parts.append(self.tr("up to {0} elements read one element's bytes").format(
                 lane.max_mult) if not lane.uniform_mult else
-                self.tr("each element's bytes are read by {0} elements").format(lane.max_mult))
+                self.tr("×{0}: each cell is read by {0} elements").format(lane.max_mult))
         return " · ".join(parts)
 
     def _lane_relation(self, lane: LaneModel) -> str:
@@ -652,7 +662,7 @@ class MemoryPanel(QtWidgets.QWidget):
         for item in self.scene.items(pos):
             if isinstance(item, LaneItem):
                 local = item.mapFromScene(pos)
-                if item.geom.mode == "cells":
+                if item.geom.mode == "cells" and item.lane.cell_offsets is not None:
                     off = item.cell_at(local.x())
                     if off is None:
                         break

@@ -455,7 +455,7 @@ class BytesItem(QtWidgets.QGraphicsItem):
                 r = QtCore.QRectF(g.x(b), 0, cell_w, box_h)
                 lit = self.lit is not None and self.lit[0] <= b < self.lit[1]
                 p.setPen(QtGui.QPen(pal.border, 1))
-                p.setBrush(pal.accent if lit else pal.alt)
+                p.setBrush(pal.accent if lit else pal.base)
                 p.drawRect(r)
                 if g.unit > 1 and g.px_per_byte >= 4:  # byte ticks inside the cell
                     p.setPen(QtGui.QPen(pal.border, 0.5))
@@ -470,7 +470,7 @@ class BytesItem(QtWidgets.QGraphicsItem):
         else:
             r = QtCore.QRectF(g.x0, 0, g.drawn_width, box_h)
             p.setPen(QtGui.QPen(pal.border, 1))
-            p.setBrush(pal.alt)
+            p.setBrush(pal.base)
             p.drawRect(r)
             if self.lit is not None:
                 x0, x1 = g.x(self.lit[0]), max(g.x(self.lit[1]), g.x(self.lit[0]) + 2)

@@ -1,0 +1,222 @@
+"""Memory panel: strips per allocation, relation rows, hover linking across values, expand
+multiplicity, live writes with version counters, large tensors as ranges, screenshots."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from PySide6 import QtCore, QtGui, QtWidgets
+from pytestqt.qtbot import QtBot
+
+from tensor_explorer.core.workspace import Workspace
+from tensor_explorer.qt import theme
+from tensor_explorer.qt.bridge import WorkspaceBridge
+from tensor_explorer.qt.memory_panel import MemoryPanel
+
+SEED = (
+    "array = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)\n"
+    "shared = torch.from_numpy(array)\n"
+    "copied = torch.tensor(array)\n"
+)
+
+
+def run(qtbot: QtBot, win, source: str) -> MemoryPanel:
+    """Run ``source`` through the window's runner and wait until the panel shows the result."""
+    panel = win.panels["memory"]
+    with qtbot.waitSignal(win.runner.finished, timeout=20_000):
+        win.runner.run(source)
+    names = set(win.workspace.names())
+    qtbot.waitUntil(lambda: panel.is_ready()
+                    and {n for s in panel.allocations() for n in s} >= names, timeout=20_000)
+    return panel
+
+
+def make_panel(qtbot: QtBot, ws: Workspace, size: tuple[int, int] = (1000, 600)) -> MemoryPanel:
+    bridge = WorkspaceBridge(ws)
+    panel = MemoryPanel(bridge)
+    bridge.setParent(panel)
+    qtbot.addWidget(panel)
+    panel.resize(*size)
+    panel.show()
+    qtbot.waitUntil(panel.is_ready, timeout=20_000)
+    return panel
+
+
+def test_seed_example_one_allocation_shared_another_copied(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    panel = run(qtbot, win, SEED)
+    assert panel.allocations() == [["array", "shared"], ["copied"]]
+    rows = panel.relation_rows()
+    assert [(a, b, kind, n) for a, b, kind, n, _ in rows] == [("array", "shared", "alias", 16)]
+    assert "from_numpy" in rows[0][4] and "shares memory" in rows[0][4]
+    assert all("copied" not in (a, b) for a, b, *_ in rows)
+    assert panel.table.item(0, 2).text() == "alias: the same bytes"
+    assert "copied" in panel.note.text()  # listed as having memory of its own
+    texts = " | ".join(panel.scene_texts())
+    assert "Allocation 1: 16 bytes on CPU" in texts and "owner: array" in texts
+    assert "alias of array: the same bytes" in texts
+    assert "which copies" in texts  # copied's strip says why it is separate
+    # stride, offset and the version counter are written on the footprints
+    assert "stride (2, 1) · offset 0 · version 0" in panel.lane_text("shared")
+    assert "NumPy array float32 (2, 2)" in panel.lane_text("array")
+    assert panel.shown_value("array", (1, 0)) == "3.0"
+    assert panel.lane_mode("array") == "cells"
+
+
+def test_hover_links_aliases_not_copies(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    panel = run(qtbot, win, SEED)
+    lit = panel.hover_element("array", (0, 1))
+    assert lit == {"array": [(0, 1)], "shared": [(0, 1)]}
+    assert panel.lit_cells("shared") == {4} and panel.lit_cells("copied") == set()
+    assert "shared[0, 1]" in panel.info.text() and "Not by copied" in panel.info.text()
+    # by scene coordinates: the centre of the cell of array[1, 0]
+    lit = panel.hover_at(panel.cell_centre("array", (1, 0)))
+    assert lit["shared"] == [(1, 0)] and "copied" not in lit
+    # and by a real mouse move over the view, rate-limited by the hover timer
+    panel.clear_hover()
+    view_pos = panel.view.mapFromScene(panel.cell_centre("shared", (1, 1)))
+    event = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, QtCore.QPointF(view_pos),
+                              QtCore.QPointF(panel.view.viewport().mapToGlobal(view_pos)),
+                              QtCore.Qt.MouseButton.NoButton, QtCore.Qt.MouseButton.NoButton,
+                              QtCore.Qt.KeyboardModifier.NoModifier)
+    QtWidgets.QApplication.sendEvent(panel.view.viewport(), event)
+    assert panel.lit() == {}  # not yet: hover waits for the timer
+    qtbot.waitUntil(lambda: panel.lit().get("array") == {(1, 1)}, timeout=2000)
+    assert "copied" not in panel.lit()
+    lit = panel.hover_element("copied", (0, 0))
+    assert lit == {"copied": [(0, 0)]} and panel.lit_cells("array") == set()
+
+
+def test_expand_marks_multiplicity_and_lights_every_reader(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    panel = run(qtbot, win, "e = torch.zeros(3).expand(4, 3)")
+    assert panel.shown_multiplicity("e") == {0: 4, 4: 4, 8: 4}
+    assert "stride (0, 1)" in panel.lane_text("e") and "×4" in panel.lane_text("e")
+    lit = panel.hover_element("e", (2, 1))
+    assert set(lit["e"]) == {(0, 1), (1, 1), (2, 1), (3, 1)}
+    assert panel.lit_cells("e") == {4}
+
+
+def test_views_nest_under_their_base(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    panel = run(qtbot, win, "x = torch.arange(6.0).reshape(2, 3)\nrow = x[1]\ncol = x[:, 1]\n"
+                            "y = x.t()\nz = torch.ones(2)")
+    assert panel.allocations() == [["x", "row", "col", "y"], ["z"]]
+    texts = panel.scene_texts()
+    assert "└ row" in texts and "view inside x: part of its bytes" in texts
+    lit = panel.hover_element("x", (1, 1))
+    assert lit == {"x": [(1, 1)], "row": [(1,)], "col": [(1,)], "y": [(1, 1)]}
+    kinds = {(a, b): k for a, b, k, *_ in panel.relation_rows()}
+    assert kinds[("row", "col")] == "overlap" and kinds[("x", "y")] == "alias"
+
+
+def test_write_through_numpy_updates_every_alias_and_versions(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    panel = run(qtbot, win, SEED)
+    assert panel.shown_value("shared", (0, 0)) == "1.0"
+    with qtbot.waitSignal(panel.drawn, timeout=20_000):
+        win.runner.run("array[0, 0] = 99")
+    assert panel.shown_value("array", (0, 0)) == "99.0"
+    assert panel.shown_value("shared", (0, 0)) == "99.0"
+    assert panel.shown_value("copied", (0, 0)) == "1.0"
+    assert panel.changed_cells("array") == {0} and panel.changed_cells("shared") == {0}
+    assert panel.changed_cells("copied") == set()
+    # a torch in-place write bumps the version counter, and the panel shows it going up
+    with qtbot.waitSignal(panel.drawn, timeout=20_000):
+        win.runner.run("shared[1, 1] = 7")
+    assert win.workspace["shared"]._version == 1
+    assert "version 0 → 1" in panel.lane_text("shared")
+    assert panel.shown_value("array", (1, 1)) == "7.0"
+    assert panel.changed_cells("array") == {12}
+
+
+def test_values_table_edit_slot_redraws(qtbot: QtBot) -> None:
+    ws = Workspace()
+    a = np.zeros(3, dtype=np.float32)
+    ws["a"] = a
+    ws["t"] = torch.from_numpy(a)
+    panel = make_panel(qtbot, ws)
+    a[2] = 5  # written behind the workspace's back, as the Values table does
+    with qtbot.waitSignal(panel.drawn, timeout=20_000):
+        panel.value_written("a", (2,), 5.0)
+    assert panel.shown_value("t", (2,)) == "5.0" and panel.changed_cells("t") == {8}
+
+
+def test_large_tensor_with_views_draws_as_ranges_quickly(qtbot: QtBot) -> None:
+    ws = Workspace()
+    big = torch.empty(100_000_000, dtype=torch.uint8)  # pages never touched
+    grid = big.view(10_000, 10_000)
+    ws["big"] = big
+    ws["half"] = grid[:5000]
+    ws["cols"] = grid[:, ::2]
+    ws["block"] = grid[2000:3000, 4000:9000]
+    ws["e"] = grid[3].expand(500, 10_000)
+    start = time.perf_counter()
+    panel = make_panel(qtbot, ws)
+    assert time.perf_counter() - start < 5
+    assert panel.allocations() == [["big", "half", "block", "e", "cols"]]  # e: row 3, in half
+    assert panel.lane_mode("big") == "ranges"
+    start = time.perf_counter()
+    panel.redraw()
+    assert time.perf_counter() - start < 0.5  # O(width) per value, never O(elements)
+    item = panel._lane_items["half"]
+    lit = panel.hover_at(item.mapToScene(QtCore.QPointF(item.geom.x(10_000_000), 2)))
+    assert set(lit) == {"big", "half", "cols"}  # row 1000: not block (rows 2000+), not e (row 3)
+    assert "×500" in panel.lane_text("e")
+    panel.set_window("big", 30_000, 30_064)  # zoomed in: cells again, only those drawn
+    assert panel.lane_mode("big") == "cells"
+    item = panel._lane_items["half"]
+    lit = panel.hover_at(item.mapToScene(QtCore.QPointF(item.geom.x(30_004.5), 2)))
+    assert set(lit) == {"big", "half", "e", "cols"}  # row 3, column 4 (even)
+    lit = panel.hover_at(item.mapToScene(QtCore.QPointF(item.geom.x(30_005.5), 2)))
+    assert set(lit) == {"big", "half", "e"}  # column 5: not in cols
+
+
+def test_meta_and_devices_are_labelled(qtbot: QtBot) -> None:
+    ws = Workspace()
+    ws["m"] = torch.empty(5, device="meta")
+    ws["c"] = torch.ones(2)
+    panel = make_panel(qtbot, ws)
+    texts = " | ".join(panel.scene_texts())
+    assert "Allocation 1: none, on meta" in texts and "no bytes" in texts
+    assert "meta tensor" in texts
+    assert panel.allocations() == [["m"], ["c"]]
+
+
+def test_theme_and_presentation_restyle(qtbot: QtBot) -> None:
+    ws = Workspace()
+    ws["x"] = torch.arange(4.0)
+    panel = make_panel(qtbot, ws)
+
+    def name_font_size() -> float:
+        items = [i for i in panel.scene.items()
+                 if isinstance(i, QtWidgets.QGraphicsSimpleTextItem) and i.text() == "x"]
+        return items[0].font().pointSizeF()
+
+    before = name_font_size()
+    theme.state().apply("dark", theme.PRESENTATION_SCALE)
+    assert panel.view.backgroundBrush().color() == QtGui.QColor(theme.DARK.base)
+    assert name_font_size() > before * 1.4
+    theme.state().apply("light", 1.0)
+    assert panel.view.backgroundBrush().color() == QtGui.QColor(theme.LIGHT.base)
+
+
+def test_screenshot_png_and_svg(tmp_path: Path) -> None:
+    from tensor_explorer.qt.app import screenshot_main
+
+    prog = tmp_path / "prog.py"
+    prog.write_text(SEED)
+    png, svg = tmp_path / "mem.png", tmp_path / "mem.svg"
+    assert screenshot_main(str(prog), str(png), panel="memory", size="1000x700") == 0
+    img = QtGui.QImage(str(png))
+    assert img.width() == 1000 and img.height() == 700
+    colours = {img.pixel(x, y) for x in range(0, 1000, 25) for y in range(0, 700, 25)}
+    assert len(colours) > 5  # not blank
+    assert screenshot_main(str(prog), str(svg), panel="memory", size="1000x700") == 0
+    text = svg.read_text()
+    for name in ("array", "shared", "copied", "Allocation"):
+        assert name in text
