@@ -36,7 +36,7 @@ CancelFn = Callable[[], bool]
 
 PARTS = ("magnitude", "phase", "real", "imag")
 DEFAULT_MAX_CELLS = 250_000  # a 500 x 500 heatmap; a table or a 1-D plot of 250k points
-BACKGROUND_NUMEL = 1 << 20  # values larger than this are previewed off the UI thread
+BACKGROUND_NUMEL = 1 << 18  # values larger than this are previewed off the UI thread
 _CHUNK_CELLS = 1 << 16  # cells copied between progress/cancel checks
 
 __all__ = [

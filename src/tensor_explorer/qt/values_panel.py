@@ -32,6 +32,9 @@ WriteHandler = Callable[[str | None, tuple[int, ...], Any], None]
 #: every view the panel can show (``ValuesPanel.current_view()``)
 VIEWS = ("message", "scalar", "plot", "heatmap", "table")
 _PLOT_SYMBOLS_UP_TO = 200  # 1-d plots mark every point when there are at most this many
+MAX_PLOT_POINTS = 50_000  # a 1-d value longer than this is previewed
+_WIDE_LINE_UP_TO = 100  # longer lines are drawn 1 pixel wide (fast)
+_FIT_COLUMNS = 12  # table column widths are measured on this many columns (spread evenly)
 
 
 # ---------------------------------------------------------------------------- table model
@@ -50,6 +53,7 @@ class PlaneTableModel(QtCore.QAbstractTableModel):
         self._edit = edit
         self.plane: Plane | None = None
         self._formats: dict[int, preview.NumberFormat] = {}
+        self._any_bad = False
         self._rows = np.zeros(0, dtype=np.int64)
         self._cols = np.zeros(0, dtype=np.int64)
         self._colours: dict[str, QtGui.QColor] = {}
@@ -60,6 +64,8 @@ class PlaneTableModel(QtCore.QAbstractTableModel):
         self.beginResetModel()
         self.plane = plane
         self._formats = {}
+        self._any_bad = plane is not None and bool(
+            plane.nan_count or plane.posinf_count or plane.neginf_count)
         if plane is not None:
             nd = plane.raw.ndim
             self._rows = plane.positions(0) if nd >= 1 else np.zeros(1, dtype=np.int64)
@@ -73,7 +79,7 @@ class PlaneTableModel(QtCore.QAbstractTableModel):
             plane = self.plane
             assert plane is not None
             values = plane.raw[:, column] if plane.raw.ndim == 2 else plane.raw
-            fmt = preview.choose_format(values, plane.kind, sample=1024)
+            fmt = preview.choose_format(values, plane.kind, sample=256)
             self._formats[column] = fmt
         return fmt
 
@@ -129,8 +135,10 @@ class PlaneTableModel(QtCore.QAbstractTableModel):
         if role == R.EditRole:
             return _exact_text(plane.raw[cell], plane.kind)
         if role == R.TextAlignmentRole:
-            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+            return _RIGHT
         if role in (R.ForegroundRole, R.BackgroundRole):
+            if not self._any_bad:
+                return None
             key = _nonfinite_key(plane, cell)
             if key is None:
                 return None
@@ -160,6 +168,9 @@ class PlaneTableModel(QtCore.QAbstractTableModel):
         if role != QtCore.Qt.ItemDataRole.EditRole or self.plane is None or not index.isValid():
             return False
         return self._edit(self.cell(index), str(value))
+
+
+_RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 
 
 def _exact_text(x: Any, kind: str) -> str:
@@ -199,9 +210,12 @@ class ValuesPanel(QtWidgets.QWidget):
     plane_shown = QtCore.Signal()
 
     def __init__(self, parent: QtWidgets.QWidget | None = None,
-                 max_cells: int = preview.DEFAULT_MAX_CELLS) -> None:
+                 max_cells: int = preview.DEFAULT_MAX_CELLS,
+                 max_points: int = MAX_PLOT_POINTS) -> None:
         super().__init__(parent)
+        #: most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)
         self.max_cells = int(max_cells)
+        self.max_points = int(max_points)
         self._name: str | None = None
         self._value: Any = None
         self._plane: Plane | None = None
@@ -273,6 +287,10 @@ class ValuesPanel(QtWidgets.QWidget):
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setMenuEnabled(False)
+        # draw at most ~2 points per pixel (min/max per bin, so spikes survive); only what is
+        # in view: a 250k-point line then paints in milliseconds, not seconds
+        self.plot_item.setDownsampling(auto=True, mode="peak")
+        self.plot_item.setClipToView(True)
         self.curve = self.plot_item.plot([], [], connect="finite")
         self.marks = pg.ScatterPlotItem()
         self.marks.setZValue(10)
@@ -572,7 +590,7 @@ class ValuesPanel(QtWidgets.QWidget):
         the background (cancelling any earlier request)."""
         self._cancel_task()
         value, axes, index, part = self._value, self._axes, dict(self._index), self._part
-        max_cells = self.max_cells
+        max_cells = self.max_cells if len(axes) != 1 else min(self.max_cells, self.max_points)
 
         def compute(progress: preview.Progress | None = None,
                     cancel: preview.CancelFn | None = None) -> Plane:
@@ -658,13 +676,12 @@ class ValuesPanel(QtWidgets.QWidget):
         fm = QtGui.QFontMetrics(self.table.font())
         header = self.table.horizontalHeader()
         pad = int(18 * theme.state().scale)
+        ncols = self.model.columnCount()
         widest = 0
-        for c in range(min(self.model.columnCount(), 256)):
-            texts = [*self.model.sample_texts(c), str(self.model.headerData(
+        for c in range(0, ncols, max(1, ncols // _FIT_COLUMNS)):  # a few columns, spread out
+            texts = [*self.model.sample_texts(c, rows=16), str(self.model.headerData(
                 c, QtCore.Qt.Orientation.Horizontal))]
-            w = max(fm.horizontalAdvance(t) for t in texts) + pad
-            header.resizeSection(c, w)
-            widest = max(widest, w)
+            widest = max(widest, max(fm.horizontalAdvance(t) for t in texts) + pad)
         if widest:
             header.setDefaultSectionSize(widest)
 
@@ -688,8 +705,10 @@ class ValuesPanel(QtWidgets.QWidget):
         x = plane.positions(0).astype(np.float64)
         y = np.where(np.isfinite(plane.data), plane.data, np.nan)
         scale = theme.state().scale
-        pen = pg.mkPen(t.series[0], width=1.6 * scale)
         n = len(x)
+        # Qt strokes wide antialiased lines very slowly (~0.5 ms a point): only short lines
+        # get a width that grows with the presentation scale
+        pen = pg.mkPen(t.series[0], width=1.6 * scale if n <= _WIDE_LINE_UP_TO else 1)
         symbols: dict[str, Any] = {}
         if n <= _PLOT_SYMBOLS_UP_TO:
             symbols = {"symbol": "o", "symbolSize": 5 * scale, "symbolPen": None,
@@ -716,7 +735,7 @@ class ValuesPanel(QtWidgets.QWidget):
         t = theme.current()
         finite = ~(plane.nan | plane.posinf | plane.neginf)
         lo, hi = _levels(plane)
-        shown = np.where(finite, plane.data, lo)
+        shown = np.where(finite, plane.data, lo).astype(np.float32)  # pyqtgraph maps it faster
         self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
         sr, sc = plane.steps
         rows, cols = shown.shape
