@@ -88,7 +88,8 @@ class _View(QtWidgets.QGraphicsView):
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
-        self.panel._redraw_timer.start()
+        if event.size().width() != event.oldSize().width():
+            self.panel.redraw()  # only the width changes the drawing; cheap (visible parts)
 
 
 class MemoryPanel(QtWidgets.QWidget):
@@ -165,10 +166,6 @@ class MemoryPanel(QtWidgets.QWidget):
         self._hover_timer.setSingleShot(True)
         self._hover_timer.setInterval(HOVER_INTERVAL_MS)
         self._hover_timer.timeout.connect(self._hover_now)
-        self._redraw_timer = QtCore.QTimer(self)
-        self._redraw_timer.setSingleShot(True)
-        self._redraw_timer.setInterval(40)
-        self._redraw_timer.timeout.connect(self.redraw)
 
         bridge.modified.connect(self.refresh)
         bridge.changed.connect(self._note_changed)
@@ -514,13 +511,16 @@ class MemoryPanel(QtWidgets.QWidget):
                 self.scene.addItem(item)
                 self._lane_items[lane.name] = item
                 details = [(self._lane_detail(lane), pal.muted)]
+                written = self._written_note(lane)
+                if written:
+                    details.append((written, pal.warning))
                 relation = self._lane_relation(lane)
                 if relation:
                     details.append((relation, pal.text))
                 if lane.why and lane.depth:
                     details.append((lane.why, pal.muted))
                 widest = max(fm_small.horizontalAdvance(t) for t, _ in details)
-                if right_x + widest <= avail + margin and len(details) * line <= cell_h + line:
+                if right_x + widest <= avail + margin and len(details) <= 3:
                     dy = y + max((cell_h - len(details) * line) / 2, 0)
                     for text, col in details:
                         self._text(text, pal.small, col, right_x, dy)
@@ -585,6 +585,17 @@ class MemoryPanel(QtWidgets.QWidget):
                 lane.max_mult) if not lane.uniform_mult else
                 self.tr("×{0}: each cell is read by {0} elements").format(lane.max_mult))
         return " · ".join(parts)
+
+    def _written_note(self, lane: LaneModel) -> str:
+        """What the last write did to this value, in words (empty when nothing)."""
+        changed = len(self._changed_cells.get(lane.name, ()))
+        if not changed:
+            return ""
+        text = self.tr("changed by the last write: {0} cell(s), outlined").format(changed)
+        if lane.version is not None and lane.name not in self._version_up:
+            text += self.tr("; version unchanged: torch does not count writes made through "
+                            "NumPy")
+        return text
 
     def _lane_relation(self, lane: LaneModel) -> str:
         if lane.parent is None:
