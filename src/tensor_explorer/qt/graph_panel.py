@@ -901,21 +901,23 @@ class GraphPanel(QtWidgets.QWidget):
     # -- history view ------------------------------------------------------------------------
 
     def _update_history_view(self) -> None:
-        rows = self.history.rows()
         names = self.history.names()
+        entries = self.history.entries
+        norms = {n: [norm_of(e.grads.get(n)) for e in entries] for n in names}
         cols = [self.tr("call"), self.tr("event"), self.tr("step"),
                 *[f"‖{n}.grad‖" for n in names]]
         tbl = self.history_table
         tbl.setColumnCount(len(cols))
         tbl.setHorizontalHeaderLabels(cols)
-        tbl.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            event = row["event"]
-            entry = self.history.entries[r]
+        tbl.setRowCount(len(entries))
+        for r, entry in enumerate(entries):
+            event = entry.event
             if event == "zero_grad":
                 event = f"zero_grad({'None' if entry.set_to_none else 'zeros'})"
-            values = [str(row["call"]), event, str(row["step"])]
-            values += ["None" if row[n] is None else _num(row[n]) for n in names]
+            values = [str(r + 1), event, str(entry.step)]
+            for n in names:
+                g, v = entry.grads.get(n), norms[n][r]
+                values.append("None" if g is None else "?" if v is None else _num(v))
             for c, v in enumerate(values):
                 tbl.setItem(r, c, QtWidgets.QTableWidgetItem(v))
         tbl.resizeColumnsToContents()
@@ -923,9 +925,9 @@ class GraphPanel(QtWidgets.QWidget):
         if self.legend is not None:
             self.legend.clear()
         colours = theme.current().series
-        x = np.arange(1, len(rows) + 1, dtype=float)
+        x = np.arange(1, len(entries) + 1, dtype=float)
         for i, n in enumerate(names):
-            y = np.array([np.nan if v is None else v for v in self.history.norms(n)], float)
+            y = np.array([np.nan if v is None else v for v in norms[n]], float)
             self.plot.plot(x, y, pen=pg.mkPen(colours[i % len(colours)], width=2),
                            symbol="o", symbolSize=6, symbolBrush=colours[i % len(colours)],
                            connect="finite", name=f"{n}.grad")
