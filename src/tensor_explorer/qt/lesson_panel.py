@@ -1,0 +1,509 @@
+"""The lesson player: a lesson's prose step by step, each step run in the workspace and checked.
+
+The lesson itself (parsing, expectations, the list of shipped lessons) lives in
+:mod:`tensor_explorer.core.lessons`; this panel only drives it. Each step's code goes through
+the window's :class:`~tensor_explorer.qt.run_controller.RunController` (a worker thread, like
+everything else that changes the workspace), so it appears in the Code panel and can be stopped;
+its expectations are checked when the run reports back, and the result is shown as a green ✓ /
+red ✗ list. Going *back* (or re-running the current step) clears the workspace and replays the
+steps from the first, so every step is always seen in the state its lesson describes.
+
+Keys (anywhere in the window): PageDown / Alt+Right next step, PageUp / Alt+Left previous step
+(presentation clickers send PageDown/PageUp); text editors keep PageDown for scrolling.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core import lessons as core
+from ..core.runner import ProgramError
+from . import i18n, theme
+from .bridge import WorkspaceBridge
+from .run_controller import RunController
+
+#: how much larger than the interface the lesson text is (it is read from the back of a room)
+PROSE_SCALE = 1.25
+
+
+@dataclass(frozen=True)
+class LessonState:
+    """What the panel shows, to carry over when the window rebuilds its panels: the lesson
+    source (a shipped name or a file), how many steps have run, and the step displayed."""
+
+    source: str
+    position: int
+    current: int
+    result: core.StepResult | None = None
+
+
+class LessonPanel(QtWidgets.QWidget):
+    """Choose a lesson, read a step, run it, go next/previous/reset/jump.
+
+    ``show_panel(name)`` asks the window to bring a panel (``"memory"``, ``"graph"``...) to the
+    front. ``step_shown(number)`` fires once a step has run and is displayed.
+    """
+
+    step_shown = QtCore.Signal(int)
+    lesson_opened = QtCore.Signal(str)
+
+    def __init__(
+        self,
+        bridge: WorkspaceBridge,
+        runner: RunController,
+        show_panel: Callable[[str], None],
+        parent: QtWidgets.QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("LessonPanel")
+        self.bridge = bridge
+        self.runner = runner
+        self.show_panel = show_panel
+        self.lesson: core.Lesson | None = None
+        self.source: str | None = None
+        self.position = 0  # steps run in the workspace, in order, since the last reset
+        self.current = 0  # the step displayed (0: none)
+        self.result: core.StepResult | None = None
+        self._queue: list[int] = []
+        self._pending: core.Step | None = None  # the step whose code is running
+        self._deferred: int | None = None  # a step asked for while something was running
+        self._replay_failures: list[core.StepResult] = []
+        self._build()
+        runner.finished.connect(self._run_finished)
+        runner.failed.connect(self._run_failed)
+        runner.busy_changed.connect(self._busy_changed)
+        theme.state().changed.connect(self._restyle)
+        self._fill_lessons()
+        self._restyle()
+        self._update_controls()
+
+    # -- building ------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.lesson_combo = QtWidgets.QComboBox()
+        self.lesson_combo.setObjectName("lessonCombo")
+        self.lesson_combo.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.lesson_combo.setMinimumContentsLength(12)
+        self.lesson_combo.activated.connect(self._lesson_chosen)
+        self.step_combo = QtWidgets.QComboBox()
+        self.step_combo.setObjectName("stepCombo")
+        self.step_combo.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.step_combo.setMinimumContentsLength(8)
+        self.step_combo.activated.connect(lambda index: self.go_to(index + 1))
+        self.prev_button = QtWidgets.QPushButton(self.tr("◀ Previous"))
+        self.prev_button.setToolTip(self.tr("Previous step (PageUp, Alt+Left)"))
+        self.prev_button.clicked.connect(self.previous_step)
+        self.next_button = QtWidgets.QPushButton(self.tr("Next ▶"))
+        self.next_button.setToolTip(self.tr("Next step (PageDown, Alt+Right)"))
+        self.next_button.clicked.connect(self.next_step)
+        self.reset_button = QtWidgets.QPushButton(self.tr("Reset"))
+        self.reset_button.setToolTip(self.tr("Clear the workspace and start the lesson again"))
+        self.reset_button.clicked.connect(self.reset)
+        self.progress = QtWidgets.QLabel()
+        self.progress.setObjectName("lessonProgress")
+        self.prose = QtWidgets.QTextBrowser()
+        self.prose.setObjectName("lessonProse")
+        self.prose.setOpenExternalLinks(False)
+        self.prose.setOpenLinks(False)
+        self.checks = QtWidgets.QListWidget()
+        self.checks.setObjectName("lessonChecks")
+        self.checks.setWordWrap(True)
+        self.checks.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
+        self.checks.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self.lesson_combo, 1)
+        nav = QtWidgets.QHBoxLayout()
+        nav.addWidget(self.prev_button)
+        nav.addWidget(self.step_combo, 1)
+        nav.addWidget(self.next_button)
+        nav.addWidget(self.reset_button)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.prose)
+        split.addWidget(self.checks)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addLayout(nav)
+        layout.addWidget(self.progress)
+        layout.addWidget(split, 1)
+        window = QtCore.Qt.ShortcutContext.WindowShortcut
+        for keys, slot in (("PgDown", self.next_step), ("Alt+Right", self.next_step),
+                           ("PgUp", self.previous_step), ("Alt+Left", self.previous_step)):
+            shortcut = QtGui.QShortcut(QtGui.QKeySequence(keys), self)
+            shortcut.setContext(window)
+            shortcut.activated.connect(slot)
+
+    def _fill_lessons(self) -> None:
+        lang = i18n.current()
+        self.lesson_combo.blockSignals(True)
+        self.lesson_combo.clear()
+        try:
+            infos = core.list_lessons()
+        except core.LessonError as exc:
+            infos = []
+            self._show_message(self.tr("The shipped lessons could not be read"), str(exc))
+        for info in infos:
+            self.lesson_combo.addItem(info.titles.get(lang, info.title), info.name)
+        if self.source is not None and self.lesson_combo.findData(self.source) < 0:
+            title = self.lesson.title if self.lesson is not None else Path(self.source).name
+            self.lesson_combo.addItem(title, self.source)
+        self.lesson_combo.insertSeparator(self.lesson_combo.count())
+        self.lesson_combo.addItem(self.tr("Open lesson file…"), None)
+        index = self.lesson_combo.findData(self.source) if self.source is not None else -1
+        self.lesson_combo.setCurrentIndex(max(index, 0) if self.source is not None else -1)
+        self.lesson_combo.blockSignals(False)
+
+    def _restyle(self) -> None:
+        font = QtWidgets.QApplication.font()
+        size = font.pointSizeF() if font.pointSizeF() > 0 else theme.BASE_POINT_SIZE
+        font.setPointSizeF(size * PROSE_SCALE)
+        self.prose.document().setDefaultFont(font)
+        self.prose.setFont(font)
+        checks_font = QtWidgets.QApplication.font()
+        checks_font.setPointSizeF(size * 1.1)
+        self.checks.setFont(checks_font)
+        if self.lesson is not None and self.current:
+            self._render()
+
+    # -- opening -------------------------------------------------------------------------------
+
+    def open_lesson(self, source: str | Path, *, run: bool = True) -> bool:
+        """Open a lesson (a shipped name or a file) in the app's language; with ``run``, clear
+        the workspace and run its first step. False (and a message) if it cannot be read."""
+        try:
+            lesson = core.load_lesson(source, i18n.current())
+        except core.LessonError as exc:
+            self._show_message(self.tr("This lesson cannot be opened"), str(exc))
+            return False
+        self.lesson = lesson
+        self.source = str(source)
+        self.position = 0
+        self.current = 0
+        self.result = None
+        self._queue.clear()
+        self._fill_lessons()
+        self._fill_steps()
+        self.lesson_opened.emit(self.source)
+        if run:
+            self.go_to(1, fresh=True)
+        else:
+            self._update_controls()
+        return True
+
+    def _lesson_chosen(self, index: int) -> None:
+        data = self.lesson_combo.itemData(index)
+        if data is None:
+            self.open_dialog()
+            return
+        if data != self.source:
+            self.open_lesson(str(data))
+
+    def open_dialog(self) -> None:
+        """Ask for a lesson file and open it."""
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, self.tr("Open lesson"), str(core.shipped_dir()),
+            self.tr("Lessons (*.md)"))
+        if path:
+            self.open_lesson(path)
+        else:
+            self._fill_lessons()  # back to the lesson that is open
+
+    def _fill_steps(self) -> None:
+        self.step_combo.blockSignals(True)
+        self.step_combo.clear()
+        if self.lesson is not None:
+            for step in self.lesson.steps:
+                self.step_combo.addItem(f"{step.number}. {step.title}")
+        self.step_combo.blockSignals(False)
+
+    # -- state for the window ------------------------------------------------------------------
+
+    def state(self) -> LessonState | None:
+        """What this panel shows (None: no lesson), for :meth:`restore`."""
+        if self.source is None:
+            return None
+        return LessonState(self.source, self.position, self.current, self.result)
+
+    def restore(self, state: LessonState | None) -> None:
+        """Show ``state`` again (after a language change) without running anything: the
+        workspace already holds what those steps made."""
+        if state is None or not self.open_lesson(state.source, run=False):
+            return
+        self.present(state.current, state.result, position=state.position, focus=False)
+
+    def present(self, number: int, result: core.StepResult | None = None, *,
+                position: int | None = None, focus: bool = True) -> None:
+        """Display step ``number`` as already run (the workspace holds steps 1..``position``,
+        default ``number``), e.g. after :func:`core.run_lesson` filled it for a screenshot;
+        with ``focus``, show its panel and select its value."""
+        if self.lesson is None:
+            raise RuntimeError("open a lesson first")
+        step = self.lesson.step(number)
+        self.position = number if position is None else position
+        self.current = number
+        self.result = result
+        self._replay_failures = []
+        self._render()
+        if focus:
+            self._focus(step, result)
+        self._update_controls()
+
+    # -- navigation ----------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """True while steps are running (or waiting for another program to finish)."""
+        return self._pending is not None or bool(self._queue) or self._deferred is not None
+
+    def next_step(self) -> None:
+        if self.lesson is None:
+            return
+        target = self._wanted() + 1
+        if target <= len(self.lesson.steps):
+            self.go_to(target)
+
+    def previous_step(self) -> None:
+        if self.lesson is None:
+            return
+        target = self._wanted() - 1
+        if target >= 1:
+            self.go_to(target)
+
+    def reset(self) -> None:
+        """Clear the workspace and run the first step again."""
+        if self.lesson is not None:
+            self.go_to(1, fresh=True)
+
+    def _wanted(self) -> int:
+        return abs(self._deferred) if self._deferred is not None else self._target()
+
+    def _target(self) -> int:
+        return self._queue[-1] if self._queue else (
+            self._pending.number if self._pending is not None else self.current)
+
+    def go_to(self, number: int, *, fresh: bool = False) -> None:
+        """Show step ``number``: run the steps up to it. Going forward runs only the steps not
+        yet run; going back (or ``fresh``) clears the workspace and replays from step 1."""
+        if self.lesson is None:
+            return
+        number = max(1, min(number, len(self.lesson.steps)))
+        if self._pending is not None or self.runner.busy:
+            if self._pending is not None and not fresh and number > self._target() \
+                    and self._deferred is None:
+                self._queue.extend(range(self._target() + 1, number + 1))
+            else:
+                self._deferred = -number if fresh else number
+            self._update_controls()
+            return
+        if fresh or number <= self.position:
+            self._clear_workspace()
+            self.position = 0
+        self._queue = list(range(self.position + 1, number + 1))
+        self._replay_failures = []
+        self.checks.clear()
+        self._run_next()
+
+    def _clear_workspace(self) -> None:
+        ws = self.bridge.workspace
+        clear = getattr(ws, "clear", None)
+        if callable(clear):  # a workspace that can forget values and history at once
+            clear()
+            return
+        for name in reversed(ws.names()):
+            del ws[name]
+
+    def _run_next(self) -> None:
+        assert self.lesson is not None
+        while self._queue:
+            step = self.lesson.step(self._queue.pop(0))
+            reason = core.skip_reason(step)
+            if reason is not None or not step.code:
+                result = (core.StepResult(step, skipped=reason) if reason is not None else
+                          core.check_step(self.bridge.workspace, step, device=self.runner.device))
+                self._step_done(result)
+                continue
+            if self.runner.busy:  # another program holds the workspace: wait for it
+                self._deferred = self._queue[-1] if self._queue else step.number
+                self._queue.clear()
+                self._update_controls()
+                return
+            # run() reports back through queued signals, so _pending is set in time
+            if self.runner.run(step.code, select=step.select):
+                self._pending = step
+                self._show_running(step)
+            return
+        self._update_controls()
+
+    def _run_finished(self, names: list[str]) -> None:
+        step = self._pending
+        if step is None:
+            return  # a program that is not ours (code bar, build form)
+        self._pending = None
+        ws = self.bridge.workspace
+        self._step_done(core.check_step(ws, step, None, names, self.runner.device,
+                                        ws.last_output))
+        self._continue()
+
+    def _run_failed(self, error: object) -> None:
+        step = self._pending
+        if step is None:
+            return
+        self._pending = None
+        if not isinstance(error, ProgramError):
+            error = ProgramError(str(error), kind="internal")
+        ws = self.bridge.workspace
+        self._step_done(core.check_step(ws, step, error, (), self.runner.device,
+                                        ws.last_output))
+        self._continue()
+
+    def _continue(self) -> None:
+        if self._deferred is not None:
+            self._queue.clear()
+            QtCore.QTimer.singleShot(0, self._take_deferred)
+            return
+        self._run_next()
+
+    def _busy_changed(self, busy: bool) -> None:
+        if not busy and self._pending is None and self._deferred is not None:
+            QtCore.QTimer.singleShot(0, self._take_deferred)
+
+    def _take_deferred(self) -> None:
+        if self._deferred is None or self._pending is not None or self.runner.busy:
+            return
+        target, self._deferred = self._deferred, None
+        self.go_to(abs(target), fresh=target < 0)
+
+    def _step_done(self, result: core.StepResult) -> None:
+        self.position = result.step.number
+        if self._queue or self._deferred is not None:
+            if not result.ok:
+                self._replay_failures.append(result)
+            return
+        self.current = result.step.number
+        self.result = result
+        self._render()
+        self._focus(result.step, result)
+        self._update_controls()
+        self.step_shown.emit(self.current)
+
+    def _focus(self, step: core.Step, result: core.StepResult | None) -> None:
+        select = result.select if result is not None else step.select
+        ws = self.bridge.workspace
+        if select is not None and select in ws and not ws.running:
+            ws.selected = select
+        if step.panel is not None:
+            panel = step.panel
+            # after the window's own reaction to the run (it raises the output on an error)
+            QtCore.QTimer.singleShot(0, lambda: self.show_panel(panel))
+
+    # -- display -------------------------------------------------------------------------------
+
+    def _show_running(self, step: core.Step) -> None:
+        self.progress.setText(self.tr("Running step {0}…").format(step.number))
+        self._update_controls()
+
+    def _show_message(self, title: str, message: str) -> None:
+        self.prose.setHtml(f"<h3>{html.escape(title)}</h3><p>{html.escape(message)}</p>")
+        self.checks.clear()
+
+    def _render(self) -> None:
+        lesson = self.lesson
+        if lesson is None or not self.current:
+            return
+        step = lesson.step(self.current)
+        parts = [f"## {step.number}. {step.title}"]
+        if step.number == 1 and lesson.intro:
+            parts.insert(0, lesson.intro)
+        if step.markdown:
+            parts.append(step.markdown)
+        self.prose.setMarkdown("\n\n".join(parts))
+        self.step_combo.blockSignals(True)
+        self.step_combo.setCurrentIndex(step.number - 1)
+        self.step_combo.blockSignals(False)
+        self._render_checks(self.result)
+
+    def _render_checks(self, result: core.StepResult | None) -> None:
+        t = theme.current()
+        self.checks.clear()
+
+        def add(text: str, colour: str, tip: str = "") -> None:
+            item = QtWidgets.QListWidgetItem(text)
+            item.setForeground(QtGui.QColor(colour))
+            if tip:
+                item.setToolTip(tip)
+            self.checks.addItem(item)
+
+        for failed in self._replay_failures:
+            add(self.tr("✗ Step {0} did not go as planned while replaying").format(
+                failed.step.number), t.error,
+                "\n".join(f"{c.text}: {c.detail}" for c in failed.failures))
+        if result is None:
+            return
+        if result.skipped:
+            add(self.tr("Skipped: this step {0}.").format(self._skip_words(result.skipped)),
+                t.warning)
+            return
+        for check in result.checks:
+            if check.text == "the step's code runs":
+                add(self.tr("✗ The code failed: {0}").format(check.detail), t.error)
+            elif check.ok:
+                add(f"✓ {check.text}", t.ok, check.detail)
+            else:
+                add(f"✗ {check.text} — {check.detail}", t.error)
+        if result.checks and result.ok and any(c.text.startswith("expect-error") for c in
+                                               result.checks):
+            add(self.tr("The error above is the point of this step: see the code bar output."),
+                t.muted)
+
+    def _skip_words(self, reason: str) -> str:
+        if "CUDA" in reason:
+            return self.tr("needs a CUDA GPU, and this machine has none")
+        return reason
+
+    def _update_controls(self) -> None:
+        lesson = self.lesson
+        has = lesson is not None
+        n = len(lesson.steps) if lesson is not None else 0
+        target = self._target()
+        self.prev_button.setEnabled(has and target > 1)
+        self.next_button.setEnabled(has and target < n)
+        self.reset_button.setEnabled(has)
+        self.step_combo.setEnabled(has)
+        if not has:
+            self.progress.setText(self.tr("Choose a lesson."))
+            return
+        if self._pending is not None:
+            return  # "Running step N…" stays
+        if self.current:
+            self.progress.setText(self.tr("Step {0} of {1}").format(self.current, n))
+        else:
+            self.progress.setText(self.tr("{0} steps").format(n))
+
+    # -- for tests and screenshots -------------------------------------------------------------
+
+    def check_texts(self) -> list[str]:
+        """The lines of the checks list, as shown."""
+        return [self.checks.item(i).text() for i in range(self.checks.count())]
+
+    def prose_text(self) -> str:
+        """The prose as plain text."""
+        return self.prose.toPlainText()
+
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(420, 600)
+
+    def closeEvent(self, e: Any) -> None:
+        self._queue.clear()
+        self._deferred = None
+        super().closeEvent(e)
