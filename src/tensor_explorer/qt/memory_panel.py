@@ -195,6 +195,7 @@ class MemoryPanel(QtWidgets.QWidget):
                 + self.note.sizeHint().height() + 24)
         side = int(min(max(want, total * 0.25), total * 0.45))
         self.splitter.setSizes([total - side, side])
+        self.table.resizeRowsToContents()  # the why column wraps at its new width
 
     @QtCore.Slot(int, int)
     def _splitter_moved(self, *_: int) -> None:
@@ -529,14 +530,15 @@ class MemoryPanel(QtWidgets.QWidget):
                 else:
                     y += cell_h + 2
                     for text, col in details:
-                        self._text(text, pal.small, col, x0, y)
-                        y += line
+                        for part in _wrap(text, fm_small, avail + margin - x0):
+                            self._text(part, pal.small, col, x0, y)
+                            y += line
                     y += 6 * s
             self._strip_box(strip, top - 6 * s, y, margin, avail, pal)
             y += 14 * s
         rect = self.scene.itemsBoundingRect()
-        self.scene.setSceneRect(QtCore.QRectF(0, 0, max(rect.right(), avail) + margin,
-                                              rect.bottom() + margin))
+        self.scene.setSceneRect(QtCore.QRectF(0, 0, avail + 2 * margin, rect.bottom() + margin))
+        self.view.horizontalScrollBar().setValue(0)
         if self._hover_pos is not None:
             self._hover_now()
 
@@ -852,3 +854,21 @@ class MemoryPanel(QtWidgets.QWidget):
         """Strip offsets of the lit cells of ``name`` as drawn."""
         item = self._lane_items.get(name)
         return set(item.lit) if item is not None else set()
+
+
+def _wrap(text: str, fm: QtGui.QFontMetricsF, width: float) -> list[str]:
+    """Greedy word wrap of one line of drawn text to ``width`` pixels."""
+    if width <= 0 or fm.horizontalAdvance(text) <= width:
+        return [text]
+    lines: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        trial = f"{current} {word}" if current else word
+        if current and fm.horizontalAdvance(trial) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    if current:
+        lines.append(current)
+    return lines
