@@ -701,7 +701,11 @@ class MemoryPanel(QtWidgets.QWidget):
             return {}
         index = tuple(int(i) for i in index)
         values = {ln.name: ln.value for ln in strip.lanes}
-        found = memory.readers(values, name, index, limit=5000)
+        try:
+            found = memory.readers(values, name, index, limit=5000)
+        except ValueError:  # too many readers to list (huge expanded views): light bytes
+            off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
+            return self._hover_bytes(name, off)
         self._clear_items()
         self._lit = found
         off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
