@@ -177,6 +177,8 @@ def test_bool_and_int_heatmaps(panel: ValuesPanel) -> None:
     panel.set_value("mask", torch.eye(3, dtype=torch.bool))
     assert panel.colorbar.levels() == (0.0, 1.0)
     np.testing.assert_array_equal(panel.image.image, np.eye(3))
+    assert "1 = True" in panel.last_message()
+    assert panel.cell_text(0, 0) == "[0, 0] = True"
     panel.set_mode("table")
     assert panel.model.data(panel.model.index(0, 0)) == "True"
     assert panel.model.data(panel.model.index(0, 1)) == "False"

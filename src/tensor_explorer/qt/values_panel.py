@@ -692,12 +692,13 @@ class ValuesPanel(QtWidgets.QWidget):
         key = _nonfinite_key(plane, ())
         if key is not None:
             colour = getattr(t, key)
-        if plane.kind == "complex":
-            text += "\n" + f"{self._part_text()} = " + preview.format_value(plane.data[()],
-                                                                               "float64")
-        self.scalar.setText(html.escape(text).replace("\n", "<br/><small>") +
-                            ("</small>" if "\n" in text else ""))
         size = round(32 * theme.state().scale)
+        rich = html.escape(text)
+        if plane.kind == "complex":
+            part = f"{self._part_text()} = {preview.format_value(plane.data[()], 'float64')}"
+            rich += (f'<br/><span style="font-size: {size // 2}pt; color: {t.muted}">'
+                     f"{html.escape(part)}</span>")
+        self.scalar.setText(rich)
         self.scalar.setStyleSheet(f"color: {colour}; font-size: {size}pt;")
 
     def _draw_plot(self, plane: Plane) -> None:
@@ -742,6 +743,11 @@ class ValuesPanel(QtWidgets.QWidget):
         rect = QtCore.QRectF(-0.5, -0.5, cols * sc, rows * sr)
         self.image.setRect(rect)
         self.colorbar.setLevels((lo, hi))
+        # bool: only the two ends, 0 (False) and 1 (True), not a scale of fractions
+        if plane.kind == "bool":
+            self.colorbar.axis.setTickSpacing(1.0, 1.0)
+        else:
+            self.colorbar.axis.setTickSpacing()
         if finite.all():
             self.overlay.clear()
             self.overlay.hide()
@@ -775,6 +781,8 @@ class ValuesPanel(QtWidgets.QWidget):
                 parts.append(self.tr(
                     "preview: 1 of every {r} rows and 1 of every {c} columns of {size}"
                 ).format(r=steps[0], c=steps[1], size=size))
+        if plane.kind == "bool" and plane.data.ndim:
+            parts.append(self.tr("1 = True, 0 = False"))
         if plane.index:
             key = ", ".join(str(plane.index[a]) if a in plane.index else ":"
                             for a in range(len(plane.shape)))
