@@ -109,6 +109,10 @@ class LessonPanel(QtWidgets.QWidget):
         self.reset_button.clicked.connect(self.reset)
         self.progress = QtWidgets.QLabel()
         self.progress.setObjectName("lessonProgress")
+        self.title = QtWidgets.QLabel()
+        self.title.setObjectName("lessonStepTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         self.prose = QtWidgets.QTextBrowser()
         self.prose.setObjectName("lessonProse")
         self.prose.setOpenExternalLinks(False)
@@ -128,7 +132,7 @@ class LessonPanel(QtWidgets.QWidget):
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(self.prose)
         split.addWidget(self.checks)
-        split.setStretchFactor(0, 4)
+        split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
         layout = QtWidgets.QVBoxLayout(self)
@@ -136,7 +140,9 @@ class LessonPanel(QtWidgets.QWidget):
         layout.addLayout(top)
         layout.addLayout(nav)
         layout.addWidget(self.progress)
+        layout.addWidget(self.title)
         layout.addWidget(split, 1)
+        self.splitter = split
         window = QtCore.Qt.ShortcutContext.WindowShortcut
         for keys, slot in (("PgDown", self.next_step), ("Alt+Right", self.next_step),
                            ("PgUp", self.previous_step), ("Alt+Left", self.previous_step)):
@@ -173,6 +179,10 @@ class LessonPanel(QtWidgets.QWidget):
         checks_font = QtWidgets.QApplication.font()
         checks_font.setPointSizeF(size * 1.1)
         self.checks.setFont(checks_font)
+        title_font = QtWidgets.QApplication.font()
+        title_font.setPointSizeF(size * 1.45)
+        title_font.setBold(True)
+        self.title.setFont(title_font)
         if self.lesson is not None and self.current:
             self._render()
 
@@ -414,7 +424,8 @@ class LessonPanel(QtWidgets.QWidget):
         self._update_controls()
 
     def _show_message(self, title: str, message: str) -> None:
-        self.prose.setHtml(f"<h3>{html.escape(title)}</h3><p>{html.escape(message)}</p>")
+        self.title.setText(title)
+        self.prose.setHtml(f"<p>{html.escape(message)}</p>")
         self.checks.clear()
 
     def _render(self) -> None:
@@ -422,16 +433,52 @@ class LessonPanel(QtWidgets.QWidget):
         if lesson is None or not self.current:
             return
         step = lesson.step(self.current)
-        parts = [f"## {step.number}. {step.title}"]
+        self.title.setText(f"{step.number}. {step.title}")
+        parts = []
         if step.number == 1 and lesson.intro:
-            parts.insert(0, lesson.intro)
+            parts.append(lesson.intro)
         if step.markdown:
             parts.append(step.markdown)
         self.prose.setMarkdown("\n\n".join(parts))
+        self._style_code()
         self.step_combo.blockSignals(True)
         self.step_combo.setCurrentIndex(step.number - 1)
         self.step_combo.blockSignals(False)
         self._render_checks(self.result)
+
+    def _style_code(self) -> None:
+        """Code in a monospace font: code blocks a little smaller than the prose (so that a
+        line of code fits), on a tinted background; inline code in the accent colour."""
+        doc = self.prose.document()
+        t = theme.current()
+        mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+        size = doc.defaultFont().pointSizeF()
+        cursor = QtGui.QTextCursor(doc)
+        block = doc.begin()
+        fence = QtGui.QTextFormat.Property.BlockCodeFence
+        while block.isValid():
+            in_block = block.blockFormat().hasProperty(fence)
+            if in_block:
+                fmt = block.blockFormat()
+                fmt.setBackground(QtGui.QColor(t.alt_base))
+                cursor.setPosition(block.position())
+                cursor.setBlockFormat(fmt)
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                if frag.isValid() and (in_block or frag.charFormat().fontFixedPitch()):
+                    char = QtGui.QTextCharFormat()
+                    char.setFontFamilies([mono.family()])
+                    char.setFontFixedPitch(True)
+                    char.setFontPointSize(size * (0.8 if in_block else 0.95))
+                    if not in_block:
+                        char.setForeground(QtGui.QColor(t.accent))
+                    cursor.setPosition(frag.position())
+                    cursor.setPosition(frag.position() + frag.length(),
+                                       QtGui.QTextCursor.MoveMode.KeepAnchor)
+                    cursor.mergeCharFormat(char)
+                it += 1
+            block = block.next()
 
     def _render_checks(self, result: core.StepResult | None) -> None:
         t = theme.current()
@@ -497,8 +544,8 @@ class LessonPanel(QtWidgets.QWidget):
         return [self.checks.item(i).text() for i in range(self.checks.count())]
 
     def prose_text(self) -> str:
-        """The prose as plain text."""
-        return self.prose.toPlainText()
+        """The step title and prose as plain text."""
+        return f"{self.title.text()}\n{self.prose.toPlainText()}"
 
     def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(420, 600)
