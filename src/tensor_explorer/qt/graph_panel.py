@@ -151,9 +151,15 @@ def short_values(t: torch.Tensor | None, limit: int = 4) -> str:
     if a.ndim == 0:
         return _num(float(a))
     if a.size <= limit:
-        flat = ", ".join(_num(float(v)) for v in a.reshape(-1))
-        return f"[{flat}]" if a.ndim == 1 else f"[{flat}] {shape_text(a.shape)}"
+        return _nested(a)
     return f"‖·‖ = {_num(float(np.linalg.norm(a.reshape(-1))))}"
+
+
+def _nested(a: np.ndarray) -> str:
+    """``[[32], [48]]``: a small array written as nested lists."""
+    if a.ndim == 0:
+        return _num(float(a.real) if np.iscomplexobj(a) else float(a))
+    return "[" + ", ".join(_nested(sub) for sub in a) + "]"
 
 
 def full_values(t: torch.Tensor | None) -> str:
@@ -243,41 +249,64 @@ def node_texts(
     graph: Graph,
     retained: Mapping[str, torch.Tensor | None],
 ) -> dict[int, NodeText]:
-    """What each node of the shown graph says (leaf ``.grad`` read live from the leaf)."""
+    """What each node of the shown graph says (leaf ``.grad`` read live from the leaf).
+
+    Linear and cheap per node (translations looked up once, shape texts cached): big graphs
+    have tens of thousands of nodes.
+    """
+    t_leaf = _tr("leaf {0} {1}")
+    t_ops = _tr("{0} ops")
+    t_expand = _tr("click to expand")
+    t_root_named = _tr("root: {0}")
+    t_root = _tr("root")
+    t_retained = _tr("grad (retained) = {0}")
+    t_stale = _tr("saved tensor changed in place!")
+    tip_leaf = _tr("A leaf: backward accumulates its gradient into .grad.")
+    tip_group = _tr("A chain of operations with one input and one consumer each.")
+    tip_op = _tr("Click for its saved tensors.")
+    meta_cache: dict[tuple[Any, Any], tuple[str, str, str]] = {}
+    groups = shown.groups if isinstance(shown, CollapsedGraph) else {}
     out: dict[int, NodeText] = {}
     for node in shown.nodes:
-        dtype = (node.dtype or "").replace("torch.", "")
-        shape = shape_text(node.shape) if node.shapes else ""
+        mk = (node.shapes[0] if node.shapes else None, node.dtypes[0] if node.dtypes else None)
+        cached = meta_cache.get(mk)
+        if cached is None:
+            shape = shape_text(mk[0]) if mk[0] is not None else ""
+            dtype = (mk[1] or "").replace("torch.", "")
+            cached = meta_cache[mk] = (f"{shape} {dtype}".strip(), shape, dtype)
+        meta = cached[0]
         named = node.tensor is not None
-        if node.kind == "leaf":
+        kind = node.kind
+        saved = node.saved
+        stale = bool(saved) and True in [sv.stale for sv in saved]
+        if kind == "leaf":
             var = graph.leaf_tensor(node.id)
             grad = None if var is None else var.grad
             title = node.tensor or "AccumulateGrad"
-            lines = [_tr("leaf {0} {1}").format(shape, dtype).strip(),
+            lines = [t_leaf.format(cached[1], cached[2]).strip(),
                      f"grad = {short_values(grad)}"]
-            tip = _tr("A leaf: backward accumulates its gradient into .grad.")
-        elif node.kind == "group":
-            members = shown.groups[node.id] if isinstance(shown, CollapsedGraph) else ()
+            tip = tip_leaf
+        elif kind == "group":
+            members = groups.get(node.id, ())
             first = graph.nodes[members[0]].label if members else ""
             last = graph.nodes[members[-1]].label if members else ""
-            title = _tr("{0} ops").format(len(members))
-            lines = [f"{first} … {last}", _tr("click to expand")]
-            tip = _tr("A chain of operations with one input and one consumer each.")
+            title = t_ops.format(len(members))
+            lines = [f"{first} … {last}", t_expand]
+            tip = tip_group
         else:
             title = node.label
             lines = []
-            if node.kind == "root":
-                lines.append(_tr("root: {0}").format(node.tensor) if named else _tr("root"))
+            if kind == "root":
+                lines.append(t_root_named.format(node.tensor) if named else t_root)
             elif named:
                 lines.append(f"= {node.tensor}")
-            lines.append(f"{shape} {dtype}".strip())
-            if node.tensor is not None and node.tensor in retained:
-                lines.append(_tr("grad (retained) = {0}").format(
-                    short_values(retained[node.tensor])))
-            if node.stale:
-                lines.append(_tr("saved tensor changed in place!"))
-            tip = _tr("Click for its saved tensors.")
-        out[node.id] = NodeText(title, lines, node.kind, named, node.stale, tip)
+            lines.append(meta)
+            if named and node.tensor in retained:
+                lines.append(t_retained.format(short_values(retained[node.tensor])))
+            if stale:
+                lines.append(t_stale)
+            tip = tip_op
+        out[node.id] = NodeText(title, lines, kind, named, stale, tip)
     return out
 
 
@@ -290,16 +319,23 @@ def edge_texts(
     labels: dict[tuple[int, int], str] = {}
     kinds: dict[tuple[int, int], int] = {}
     edge_map = shown.edge_map if isinstance(shown, CollapsedGraph) else None
+    no_grad = "\n" + _tr("no grad")
+    cache: dict[tuple[Any, int], str] = {}
+    info_of = graph.edge_info
     for key in shown.edges:
         orig = edge_map[key] if edge_map is not None else key
-        info = graph.edge_info.get(orig)
-        text = shape_text(info.shape) if info is not None and info.shape is not None else ""
-        if info is not None and len(info.slots) > 1:
-            text += f" ×{len(info.slots)}"
+        info = info_of.get(orig)
+        ck = (None, 0) if info is None else (info.shape, len(info.slots))
+        text = cache.get(ck)
+        if text is None:
+            text = shape_text(ck[0]) if ck[0] is not None else ""
+            if ck[1] > 1:
+                text += f" ×{ck[1]}"
+            cache[ck] = text
         if norms is not None:
             n = norms.get(orig)
             if n is None:
-                text += "\n" + _tr("no grad")
+                text += no_grad
             else:
                 text += f"\n‖∇‖ = {_num(n)}"
                 kinds[key] = 1
@@ -698,10 +734,10 @@ class GraphPanel(QtWidgets.QWidget):
         graph, shown, constants, drawing = result
         same = self.graph is graph
         self.graph, self.shown, self.constants = graph, shown, constants
-        self.view.select(self._selected if same else None)
-        self.view.show_drawing(drawing, keep_view=same)
         if not same:
             self._selected = None
+        self.view.select(self._selected_node())
+        self.view.show_drawing(drawing, keep_view=same)
         self._update_title()
         self._update_controls()
         self._update_history_view()
@@ -771,7 +807,7 @@ class GraphPanel(QtWidgets.QWidget):
             drawing = _drawing(shown, graph, self.retained, self.edge_norms, self.constants,
                                self.view.style_.metrics, None)
             self.view.show_drawing(drawing, keep_view=True)
-            self.view.select(self._selected)
+            self.view.select(self._selected_node())
         else:
             texts = node_texts(shown, graph, self.retained)
             labels, kinds = edge_texts(shown, graph, self.edge_norms)
@@ -925,6 +961,7 @@ class GraphPanel(QtWidgets.QWidget):
         if self.legend is not None:
             self.legend.clear()
         colours = theme.current().series
+        self.plot.getAxis("bottom").setTickSpacing(max(1, -(-len(entries) // 8)), 1)
         x = np.arange(1, len(entries) + 1, dtype=float)
         for i, n in enumerate(names):
             y = np.array([np.nan if v is None else v for v in norms[n]], float)
@@ -963,6 +1000,10 @@ class GraphPanel(QtWidgets.QWidget):
         else:
             self._show_selected()
             self.tabs.setCurrentIndex(0)
+
+    def _selected_node(self) -> Any:
+        what = self._selected
+        return what[1] if what is not None and what[0] == "node" else None
 
     def _show_selected(self) -> None:
         what = self._selected
@@ -1361,8 +1402,8 @@ class GraphPanel(QtWidgets.QWidget):
 
     def node_lines(self, key: Any) -> list[str]:
         """The text lines of a drawn node (title first)."""
-        item = self.view.items_by_key.get(key)
-        return [] if item is None else [item.node.text.title, *item.node.text.lines]
+        node = self.view.nodes_by_key.get(key)
+        return [] if node is None else [node.text.title, *node.text.lines]
 
     def leaf_key(self, name: str) -> int | None:
         """The node id of the leaf called ``name``."""

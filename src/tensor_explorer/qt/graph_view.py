@@ -33,11 +33,12 @@ from . import theme
 
 #: node kinds drawn: the core's kinds plus "const" (a cut-off constant drawn apart)
 KINDS = ("root", "op", "leaf", "group", "const")
-MAX_FIT_SCALE = 1.25  # "fit" never magnifies a small graph beyond this
+MAX_FIT_SCALE = 1.5  # "fit" never magnifies a small graph beyond this
 MIN_SCALE, MAX_SCALE = 0.01, 8.0
 TEXT_LOD = 0.45  # below this zoom, nodes are drawn without text
 EDGE_LABEL_LOD = 0.6  # below this zoom (or with too many edges in view), no edge labels
 MAX_LABELLED_EDGES = 400
+LAYER_ABOVE = 1500  # bigger drawings paint their nodes from one NodeLayer, not one item each
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,7 +221,14 @@ def compute_drawing(
         cancel: passed to the layout (raises ``LayoutCancelled``).
     """
     m = metrics
-    sizes = {nid: node_size(t, m) for nid, t in texts.items()}
+    cache: dict[tuple[str, tuple[str, ...]], tuple[float, float]] = {}
+    sizes: dict[Any, tuple[float, float]] = {}
+    for nid, t in texts.items():  # many nodes say the same thing ("MulBackward0", "(16,)")
+        k = (t.title, tuple(t.lines))
+        size = cache.get(k)
+        if size is None:
+            size = cache[k] = node_size(t, m)
+        sizes[nid] = size
     gap = 28.0 * m.scale
     max_h = max((h for _, h in sizes.values()), default=40.0)
     row = max_h + 70.0 * m.scale
@@ -301,7 +309,9 @@ class GraphStyle:
             self.brushes[kind] = QtGui.QBrush(c(colors.fill[kind]))
         self.named_pen = QtGui.QPen(c(colors.named), 2.2 * scale)
         self.stale_pen = QtGui.QPen(c(colors.stale), 2.6 * scale)
-        self.selected_pen = QtGui.QPen(c(colors.selection), 3.5 * scale)
+        halo = c(colors.selection)
+        halo.setAlpha(150)
+        self.selected_pen = QtGui.QPen(halo, 4.0 * scale)
         self.edge_pens = [
             QtGui.QPen(c(colors.edge), 1.3 * scale),
             QtGui.QPen(c(colors.edge_grad), 1.8 * scale),
@@ -335,7 +345,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
         return self.node.key
 
     def boundingRect(self) -> QtCore.QRectF:
-        m = 3.0 * self.style.scale
+        m = 8.0 * self.style.scale
         return self._rect.adjusted(-m, -m, m, m)
 
     def set_text(self, text: NodeText) -> None:
@@ -350,44 +360,150 @@ class NodeItem(QtWidgets.QGraphicsItem):
         option: QtWidgets.QStyleOptionGraphicsItem,
         widget: QtWidgets.QWidget | None = None,
     ) -> None:
-        st = self.style
-        text = self.node.text
-        kind = text.kind
         lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(
             painter.worldTransform()
         )
-        if self.selected:
-            pen = st.selected_pen
-        elif text.stale:
-            pen = st.stale_pen
-        elif text.named and kind == "op":
-            pen = st.named_pen
+        paint_node(painter, self._rect, self.node.text, self.style, lod, self.selected)
+
+
+def _node_pen(text: NodeText, st: GraphStyle) -> QtGui.QPen:
+    if text.stale:
+        return st.stale_pen
+    if text.named and text.kind == "op":
+        return st.named_pen
+    return st.pens.get(text.kind, st.pens["op"])
+
+
+def paint_node(
+    painter: QtGui.QPainter,
+    rect: QtCore.QRectF,
+    text: NodeText,
+    st: GraphStyle,
+    lod: float,
+    selected: bool,
+) -> None:
+    """Draw one node box in ``rect``: coloured by kind, with its text when readable."""
+    kind = text.kind
+    if selected:  # a halo around the box; the border keeps its meaning
+        painter.setPen(st.selected_pen)
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        m = 4.0 * st.scale
+        painter.drawRoundedRect(rect.adjusted(-m, -m, m, m), 9 * st.scale, 9 * st.scale)
+    pen = _node_pen(text, st)
+    painter.setBrush(st.brushes.get(kind, st.brushes["op"]))
+    if lod < TEXT_LOD:
+        painter.setPen(pen if lod > 0.1 else QtCore.Qt.PenStyle.NoPen)
+        painter.drawRect(rect)
+        return
+    painter.setPen(pen)
+    r = 7.0 * st.scale
+    painter.drawRoundedRect(rect, r, r)
+    m = st.metrics
+    pad = 10.0 * st.scale
+    inner = rect.adjusted(pad, 0.6 * pad, -pad, 0)
+    painter.setPen(st.text)
+    painter.setFont(st.title_font)
+    title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(), m.title_height)
+    painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignCenter,
+                     _elide(text.title, st.title_font, inner.width()))
+    painter.setFont(st.body_font)
+    y = title_rect.bottom()
+    for i, line in enumerate(text.lines):
+        painter.setPen(st.text if i == len(text.lines) - 1 and kind == "leaf" else st.muted)
+        line_rect = QtCore.QRectF(inner.left(), y, inner.width(), m.body_height)
+        painter.drawText(line_rect, QtCore.Qt.AlignmentFlag.AlignCenter,
+                         _elide(line, st.body_font, inner.width()))
+        y += m.body_height
+
+
+class NodeLayer(QtWidgets.QGraphicsItem):
+    """All nodes of a big graph in one item (no per-node Python objects in the scene): paints
+    only the nodes in the exposed area, as plain rectangles batched by kind when zoomed out,
+    with their text when zoomed in. Used above ``LAYER_ABOVE`` nodes."""
+
+    def __init__(self, drawing: Drawing, style: GraphStyle) -> None:
+        super().__init__()
+        self.style = style
+        self.nodes = drawing.nodes
+        self.selected_key: Any = None
+        nodes = drawing.nodes
+        self.cx = np.fromiter((n.x for n in nodes), float, len(nodes))
+        self.cy = np.fromiter((n.y for n in nodes), float, len(nodes))
+        self.hw = np.fromiter((n.w / 2 for n in nodes), float, len(nodes))
+        self.hh = np.fromiter((n.h / 2 for n in nodes), float, len(nodes))
+        self.index = {n.key: i for i, n in enumerate(nodes)}
+        m = 8.0 * style.scale
+        if nodes:
+            x0 = float((self.cx - self.hw).min()) - m
+            y0 = float((self.cy - self.hh).min()) - m
+            x1 = float((self.cx + self.hw).max()) + m
+            y1 = float((self.cy + self.hh).max()) + m
+            self._rect = QtCore.QRectF(x0, y0, x1 - x0, y1 - y0)
         else:
-            pen = st.pens.get(kind, st.pens["op"])
-        painter.setBrush(st.brushes.get(kind, st.brushes["op"]))
-        if lod < TEXT_LOD:
-            painter.setPen(pen if lod > 0.1 else QtCore.Qt.PenStyle.NoPen)
-            painter.drawRect(self._rect)
+            self._rect = QtCore.QRectF()
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return self._rect
+
+    def visible(self, rect: QtCore.QRectF) -> np.ndarray:
+        mask = (
+            (self.cx + self.hw >= rect.left()) & (self.cx - self.hw <= rect.right())
+            & (self.cy + self.hh >= rect.top()) & (self.cy - self.hh <= rect.bottom())
+        )
+        return np.flatnonzero(mask)
+
+    def node_at(self, p: QtCore.QPointF) -> Any:
+        """The key of the node under scene point ``p``, or None."""
+        hit = np.flatnonzero(
+            (np.abs(self.cx - p.x()) <= self.hw) & (np.abs(self.cy - p.y()) <= self.hh)
+        )
+        return self.nodes[int(hit[0])].key if hit.size else None
+
+    def node_rect(self, i: int) -> QtCore.QRectF:
+        return QtCore.QRectF(self.cx[i] - self.hw[i], self.cy[i] - self.hh[i],
+                             2 * self.hw[i], 2 * self.hh[i])
+
+    def paint(
+        self,
+        painter: QtGui.QPainter,
+        option: QtWidgets.QStyleOptionGraphicsItem,
+        widget: QtWidgets.QWidget | None = None,
+    ) -> None:
+        st = self.style
+        exposed = option.exposedRect if option.exposedRect.isValid() else self._rect
+        idx = self.visible(exposed)
+        if not idx.size:
             return
-        painter.setPen(pen)
-        r = 7.0 * st.scale
-        painter.drawRoundedRect(self._rect, r, r)
-        m = st.metrics
-        pad = 10.0 * st.scale
-        inner = self._rect.adjusted(pad, 0.6 * pad, -pad, 0)
-        painter.setPen(st.text)
-        painter.setFont(st.title_font)
-        title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(), m.title_height)
-        painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignCenter,
-                         _elide(text.title, st.title_font, inner.width()))
-        painter.setFont(st.body_font)
-        y = title_rect.bottom()
-        for i, line in enumerate(text.lines):
-            painter.setPen(st.text if i == len(text.lines) - 1 and kind == "leaf" else st.muted)
-            rect = QtCore.QRectF(inner.left(), y, inner.width(), m.body_height)
-            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter,
-                             _elide(line, st.body_font, inner.width()))
-            y += m.body_height
+        lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(
+            painter.worldTransform()
+        )
+        nodes = self.nodes
+        sel = self.index.get(self.selected_key)
+        if lod >= TEXT_LOD and idx.size <= 2000:
+            for i in idx.tolist():
+                n = nodes[i]
+                paint_node(painter, self.node_rect(i), n.text, st, lod, i == sel)
+            return
+        if idx.size > 2000:
+            painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
+        x0 = (self.cx - self.hw)[idx].tolist()
+        y0 = (self.cy - self.hh)[idx].tolist()
+        w = (2 * self.hw)[idx].tolist()
+        h = (2 * self.hh)[idx].tolist()
+        groups: dict[tuple[str, int], list[QtCore.QRectF]] = {}
+        for k, i in enumerate(idx.tolist()):
+            t = nodes[i].text
+            style_key = (t.kind, 2 if t.stale else 1 if t.named and t.kind == "op" else 0)
+            groups.setdefault(style_key, []).append(QtCore.QRectF(x0[k], y0[k], w[k], h[k]))
+        for (kind, flag), rects in groups.items():
+            pen = st.stale_pen if flag == 2 else st.named_pen if flag == 1 else st.pens[kind]
+            painter.setPen(pen if lod > 0.1 else QtCore.Qt.PenStyle.NoPen)
+            painter.setBrush(st.brushes.get(kind, st.brushes["op"]))
+            painter.drawRects(rects)
+        if sel is not None:
+            paint_node(painter, self.node_rect(sel), nodes[sel].text, st, lod, True)
 
 
 def _elide(text: str, font: QtGui.QFont, width: float) -> str:
@@ -461,6 +577,8 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
         s = self.segments
         kinds = self.kinds
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        if idx.size > 3000:  # thousands of hairlines: antialiasing costs, and shows nothing
+            painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
         for kind, pen in enumerate(st.edge_pens):
             sel = idx[kinds[idx] == kind]
             if not sel.size:
@@ -527,7 +645,9 @@ class GraphView(QtWidgets.QGraphicsView):
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
         self.drawing: Drawing | None = None
         self.items_by_key: dict[Any, NodeItem] = {}
+        self.nodes_by_key: dict[Any, DrawNode] = {}
         self.edge_layer: EdgeLayer | None = None
+        self.node_layer: NodeLayer | None = None
         self.auto_fit = True
         self._press: QtCore.QPoint | None = None
         self._selected: Any = None
@@ -549,9 +669,10 @@ class GraphView(QtWidgets.QGraphicsView):
         for item in self.items_by_key.values():
             item.style = self.style_
             item.update()
-        if self.edge_layer is not None:
-            self.edge_layer.style = self.style_
-            self.edge_layer.update()
+        for layer in (self.edge_layer, self.node_layer):
+            if layer is not None:
+                layer.style = self.style_
+                layer.update()
         return self.style_
 
     def _apply_background(self) -> None:
@@ -562,7 +683,9 @@ class GraphView(QtWidgets.QGraphicsView):
     def clear(self) -> None:
         self.scene().clear()
         self.items_by_key = {}
+        self.nodes_by_key = {}
         self.edge_layer = None
+        self.node_layer = None
         self.drawing = None
 
     def show_drawing(self, drawing: Drawing, *, keep_view: bool = False) -> None:
@@ -574,16 +697,26 @@ class GraphView(QtWidgets.QGraphicsView):
         self.drawing = drawing
         self.edge_layer = EdgeLayer(drawing, self.style_)
         scene.addItem(self.edge_layer)
+        self.nodes_by_key = {n.key: n for n in drawing.nodes}
         items: dict[Any, NodeItem] = {}
-        for node in drawing.nodes:
-            item = NodeItem(node, self.style_)
-            scene.addItem(item)
-            items[node.key] = item
+        self.node_layer = None
+        if len(drawing.nodes) > LAYER_ABOVE:
+            self.node_layer = NodeLayer(drawing, self.style_)
+            self.node_layer.selected_key = self._selected
+            scene.addItem(self.node_layer)
+            rect = self.node_layer.boundingRect()
+        else:
+            for node in drawing.nodes:
+                item = NodeItem(node, self.style_)
+                scene.addItem(item)
+                items[node.key] = item
+            if self._selected in items:
+                items[self._selected].selected = True
+            rect = QtCore.QRectF()
+            for item in items.values():
+                rect = rect.united(item.sceneBoundingRect())
         self.items_by_key = items
-        if self._selected in items:
-            items[self._selected].selected = True
-        rect = scene.itemsBoundingRect()
-        m = 40.0 * self.style_.scale
+        m = 30.0 * self.style_.scale
         scene.setSceneRect(rect.adjusted(-m, -m, m, m))
         if keep_view and not self.auto_fit:
             self.centerOn(centre)
@@ -595,9 +728,14 @@ class GraphView(QtWidgets.QGraphicsView):
     ) -> None:
         """New node texts and edge labels, same geometry (big graphs after backward)."""
         for key, text in texts.items():
+            node = self.nodes_by_key.get(key)
+            if node is not None:
+                node.text = text
             item = self.items_by_key.get(key)
             if item is not None:
                 item.set_text(text)
+        if self.node_layer is not None:
+            self.node_layer.update()
         if self.edge_layer is not None:
             self.edge_layer.set_labels(labels, kinds)
 
@@ -612,6 +750,9 @@ class GraphView(QtWidgets.QGraphicsView):
         if new is not None:
             new.selected = True
             new.update()
+        if self.node_layer is not None:
+            self.node_layer.selected_key = key
+            self.node_layer.update()
 
     # -- zoom --------------------------------------------------------------------------------
 
@@ -688,6 +829,11 @@ class GraphView(QtWidgets.QGraphicsView):
         for item in self.items(pos):
             if isinstance(item, NodeItem):
                 self.node_clicked.emit(item.key)
+                return
+        if self.node_layer is not None:
+            hit = self.node_layer.node_at(self.mapToScene(pos))
+            if hit is not None:
+                self.node_clicked.emit(hit)
                 return
         key = self.edge_at(self.mapToScene(pos), 6.0 / max(self.current_scale(), 1e-6))
         if key is not None:
