@@ -395,3 +395,33 @@ def test_screenshot_png_and_svg(tmp_path: Path) -> None:
     assert screenshot_main(str(prog), str(svg), panel="graph", size="1000x700") == 0
     text = svg.read_text()
     assert "MulBackward0" in text and "SumBackward0" in text
+
+
+def test_thousands_of_nodes_are_painted_from_one_layer(qtbot: QtBot, panel: GraphPanel,
+                                                       ws: Workspace) -> None:
+    from tensor_explorer.qt.graph_view import LAYER_ABOVE, NodeLayer
+
+    w = torch.randn(3, requires_grad=True)
+    h = torch.randn(3, requires_grad=True)
+    ws["w"], ws["h0"] = w, h
+    for i in range(2000):  # every op has two inputs: nothing to collapse
+        h = h * w if i % 2 else h + w
+    ws["out"] = h.sum()
+    with qtbot.waitSignal(panel.graph_shown, timeout=60_000):
+        panel.refresh()
+    view = panel.view
+    assert len(panel.shown_nodes()) > LAYER_ABOVE
+    assert view.node_layer is not None and not view.items_by_key
+    assert [i for i in view.scene().items() if isinstance(i, NodeLayer)]
+    img = view.grab().toImage()  # zoomed out: plain boxes, no text
+    assert img.width() > 0
+    # click the root through the layer's picking, zoomed in on it
+    root = view.nodes_by_key[0]
+    view.centerOn(root.x, root.y)
+    view.zoom(1.0 / view.current_scale())
+    view.grab()
+    with qtbot.waitSignal(view.node_clicked, timeout=2000) as sig:
+        view.click_at(view.mapFromScene(QtCore.QPointF(root.x, root.y)))
+    assert sig.args == [0]
+    assert "SumBackward0" in panel.details_text()
+    assert view.node_layer.selected_key == 0

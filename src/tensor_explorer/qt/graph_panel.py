@@ -571,7 +571,7 @@ class GraphPanel(QtWidgets.QWidget):
 
         self.zoom_in_btn.clicked.connect(lambda: self.view.zoom(1.25))
         self.zoom_out_btn.clicked.connect(lambda: self.view.zoom(0.8))
-        self.fit_btn.clicked.connect(self.view.fit)
+        self.fit_btn.clicked.connect(lambda: self.view.fit(whole=True))
         self.backward_btn.clicked.connect(lambda: self.backward())
         self.times_spin.valueChanged.connect(self._times_changed)
         self.zero_btn.clicked.connect(lambda: self.zero_grad())

@@ -38,6 +38,8 @@ MIN_SCALE, MAX_SCALE = 0.01, 8.0
 TEXT_LOD = 0.45  # below this zoom, nodes are drawn without text
 EDGE_LABEL_LOD = 0.6  # below this zoom (or with too many edges in view), no edge labels
 MAX_LABELLED_EDGES = 400
+MIN_READABLE_SCALE = 0.3  # a graph just shown that fits only below this starts at its root
+START_SCALE = 0.8
 LAYER_ABOVE = 1500  # bigger drawings paint their nodes from one NodeLayer, not one item each
 
 
@@ -649,6 +651,7 @@ class GraphView(QtWidgets.QGraphicsView):
         self.edge_layer: EdgeLayer | None = None
         self.node_layer: NodeLayer | None = None
         self.auto_fit = True
+        self._fit_whole = False
         self._press: QtCore.QPoint | None = None
         self._selected: Any = None
         self.style_ = self.make_style()
@@ -721,7 +724,7 @@ class GraphView(QtWidgets.QGraphicsView):
         if keep_view and not self.auto_fit:
             self.centerOn(centre)
         else:
-            self.fit()
+            self.fit(whole=keep_view and self._fit_whole)
 
     def update_texts(
         self, texts: Mapping[Any, NodeText], labels: Sequence[str], kinds: np.ndarray
@@ -769,19 +772,31 @@ class GraphView(QtWidgets.QGraphicsView):
             self.auto_fit = False
         self.zoomed.emit(self.current_scale())
 
-    def fit(self) -> None:
+    def fit(self, *, whole: bool = True) -> None:
         """Show the whole graph (never magnified beyond ``MAX_FIT_SCALE``); resizing keeps
-        fitting until the user zooms or pans."""
+        fitting until the user zooms or pans.
+
+        ``whole=False`` (a graph just shown): when the whole graph would be too small to read
+        (a deep network), start instead at a readable zoom on the root, at the bottom of the
+        view, where backward starts; the Fit button (``0``) still shows everything.
+        """
         rect = self.sceneRect()
         if rect.isEmpty():
             return
         self.resetTransform()
         self.fitInView(rect, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
         s = self.current_scale()
+        root = self.nodes_by_key.get(0)
         if s > MAX_FIT_SCALE:
             self.resetTransform()
             self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
             self.centerOn(rect.center())
+        elif not whole and s < MIN_READABLE_SCALE and root is not None:
+            self.resetTransform()
+            self.scale(START_SCALE, START_SCALE)
+            half = self.viewport().height() / 2 / START_SCALE
+            self.centerOn(root.x, root.y + root.h / 2 + 30 * self.style_.scale - half)
+        self._fit_whole = whole
         self.auto_fit = True
         self.zoomed.emit(self.current_scale())
 
@@ -798,14 +813,14 @@ class GraphView(QtWidgets.QGraphicsView):
         elif key == QtCore.Qt.Key.Key_Minus:
             self.zoom(0.8)
         elif key == QtCore.Qt.Key.Key_0:
-            self.fit()
+            self.fit(whole=True)
         else:
             super().keyPressEvent(e)
 
     def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
         super().resizeEvent(e)
         if self.auto_fit and self.drawing is not None:
-            self.fit()
+            self.fit(whole=self._fit_whole)
 
     # -- clicks ------------------------------------------------------------------------------
 
