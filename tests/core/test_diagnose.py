@@ -91,3 +91,17 @@ def test_severity_order_and_arrays() -> None:
 
 def test_meta_tensor_gets_a_note_not_a_crash() -> None:
     assert "meta-device" in codes(torch.empty(2, device="meta"))
+
+
+def test_every_message_has_chinese_and_english() -> None:
+    from tensor_explorer.core.diagnose import MESSAGES
+
+    for code, (severity, texts) in MESSAGES.items():
+        assert severity in ("error", "warning", "info")
+        assert set(texts) == {"en", "zh"}, code
+        assert texts["en"] != texts["zh"]
+    t = torch.tensor([[1.0, math.nan]]).t()
+    zh = tx.diagnose(t, name="labels", lang="zh")
+    en = tx.diagnose(t, name="labels", lang="en")
+    assert [d.code for d in zh] == [d.code for d in en]
+    assert "不是有限数" in zh[0].message and "[1, 0]" in zh[0].message

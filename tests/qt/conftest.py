@@ -33,8 +33,13 @@ def make_window(qtbot: QtBot, tmp_path: Path) -> Callable[..., object]:
     from tensor_explorer.qt.main_window import MainWindow
 
     def make(ws: Workspace | None = None, remember: bool = False) -> MainWindow:
-        settings = (QtCore.QSettings(os.environ["TENSOR_EXPLORER_SETTINGS"],
-                                     QtCore.QSettings.Format.IniFormat) if remember else None)
+        settings = (
+            QtCore.QSettings(
+                os.environ["TENSOR_EXPLORER_SETTINGS"], QtCore.QSettings.Format.IniFormat
+            )
+            if remember
+            else None
+        )
         win = MainWindow(ws or Workspace(), settings=settings)
         qtbot.addWidget(win)
         return win

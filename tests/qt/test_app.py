@@ -46,8 +46,9 @@ def _distinct_colors(img: QtGui.QImage, step: int = 7) -> int:
 
 
 @pytest.mark.parametrize("panel", [*PANELS, "window"])
-def test_screenshot_of_every_panel_is_not_blank(qtbot, program: Path, tmp_path: Path,
-                                                 panel: str) -> None:
+def test_screenshot_of_every_panel_is_not_blank(
+    qtbot, program: Path, tmp_path: Path, panel: str
+) -> None:
     out = tmp_path / f"{panel}.png"
     assert screenshot_main(str(program), str(out), panel=panel, size="640x420") == 0
     img = _image(out)
@@ -86,8 +87,13 @@ def test_screenshot_bad_input_is_one_line_non_zero(tmp_path: Path) -> None:
         [str(tmp_path / "missing.npy"), "--out", str(tmp_path / "x.png")],
         [str(bad), "--out", str(tmp_path / "x.gif")],
     ):
-        r = subprocess.run([sys.executable, "-m", "tensor_explorer", "screenshot", *args],
-                           capture_output=True, text=True, timeout=120, env=env)
+        r = subprocess.run(
+            [sys.executable, "-m", "tensor_explorer", "screenshot", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
         assert r.returncode != 0
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
@@ -98,10 +104,25 @@ def test_screenshot_cli_writes_png(tmp_path: Path) -> None:
     env = {**os.environ}
     env.pop("QT_QPA_PLATFORM", None)  # the command must go headless on its own
     env.pop("DISPLAY", None)
-    r = subprocess.run([sys.executable, "-m", "tensor_explorer", "screenshot",
-                        str(tmp_path / "m.npy"), "--out", str(out), "--panel", "values",
-                        "--size", "400x300"], capture_output=True, text=True, timeout=120,
-                       env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tensor_explorer",
+            "screenshot",
+            str(tmp_path / "m.npy"),
+            "--out",
+            str(out),
+            "--panel",
+            "values",
+            "--size",
+            "400x300",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert _image(out).width() == 400
 
@@ -119,11 +140,25 @@ def test_explore_returns_when_not_blocking(qtbot) -> None:
 def test_app_starts_on_files_and_programs(tmp_path: Path) -> None:
     np.save(tmp_path / "some.npy", np.ones((2, 2)))
     (tmp_path / "program.py").write_text("q = torch.ones(3)\n")
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TENSOR_EXPLORER_QUIT_AFTER_MS": "300",
-           "TENSOR_EXPLORER_SETTINGS": str(tmp_path / "s.ini"),
-           "TENSOR_EXPLORER_NO_DIALOGS": "1"}
-    r = subprocess.run([sys.executable, "-m", "tensor_explorer", str(tmp_path / "some.npy"),
-                        str(tmp_path / "program.py")], capture_output=True, text=True,
-                       timeout=120, env=env)
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "TENSOR_EXPLORER_QUIT_AFTER_MS": "300",
+        "TENSOR_EXPLORER_SETTINGS": str(tmp_path / "s.ini"),
+        "TENSOR_EXPLORER_NO_DIALOGS": "1",
+    }
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tensor_explorer",
+            str(tmp_path / "some.npy"),
+            str(tmp_path / "program.py"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert "window shown" in r.stdout

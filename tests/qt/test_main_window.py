@@ -58,8 +58,12 @@ def test_workspace_actions_run_as_statements(qtbot: QtBot, make_window) -> None:
     win = make_window()
     run(qtbot, win, "t = torch.ones(2)")
     panel = win.panels["workspace"]
-    for action in (lambda: panel.duplicate("t"), lambda: panel.convert_dtype("t", "float64"),
-                   lambda: panel.rename("t_copy", "u"), lambda: panel.move_to_device("u", "meta")):
+    for action in (
+        lambda: panel.duplicate("t"),
+        lambda: panel.convert_dtype("t", "float64"),
+        lambda: panel.rename("t_copy", "u"),
+        lambda: panel.move_to_device("u", "meta"),
+    ):
         with qtbot.waitSignal(win.runner.finished, timeout=20_000):
             action()
     ws = win.workspace
@@ -94,9 +98,13 @@ def test_drop_opens_files(qtbot: QtBot, make_window, tmp_path: Path) -> None:
     np.save(tmp_path / "dropped.npy", np.ones(3))
     mime = QtCore.QMimeData()
     mime.setUrls([QtCore.QUrl.fromLocalFile(str(tmp_path / "dropped.npy"))])
-    event = QtGui.QDropEvent(QtCore.QPointF(10, 10), QtCore.Qt.DropAction.CopyAction, mime,
-                             QtCore.Qt.MouseButton.LeftButton,
-                             QtCore.Qt.KeyboardModifier.NoModifier)
+    event = QtGui.QDropEvent(
+        QtCore.QPointF(10, 10),
+        QtCore.Qt.DropAction.CopyAction,
+        mime,
+        QtCore.Qt.MouseButton.LeftButton,
+        QtCore.Qt.KeyboardModifier.NoModifier,
+    )
     win.dropEvent(event)
     qtbot.waitUntil(lambda: "dropped" in win.workspace, timeout=10_000)
 

@@ -29,8 +29,9 @@ loss = (shared @ w).sum()
 _QUIET = ("This plugin does not support propagateSizeHints()",)
 
 
-def _message_handler(mode: QtCore.QtMsgType, context: QtCore.QMessageLogContext,
-                     message: str) -> None:
+def _message_handler(
+    mode: QtCore.QtMsgType, context: QtCore.QMessageLogContext, message: str
+) -> None:
     """Qt's messages go to stderr as usual, minus known harmless noise of the offscreen
     platform."""
     if not message.startswith(_QUIET):
@@ -64,8 +65,7 @@ def load_sources(ws: Workspace, paths: Sequence[str]) -> list[str]:
         try:
             open_into(ws, p)
         except (LoadError, ProgramError) as exc:
-            errors.append(str(exc) if isinstance(exc, LoadError) else
-                          f"{Path(p).name}: {exc}")
+            errors.append(str(exc) if isinstance(exc, LoadError) else f"{Path(p).name}: {exc}")
     return errors
 
 
@@ -81,8 +81,12 @@ def run_app(paths: Sequence[str]) -> int:
     if paths:
         missing = [p for p in paths if not Path(p).exists()]
         for p in missing:
-            win.show_error(win.tr("Could not open {0}").format(Path(p).name),
-                           f"{Path(p).name}: no such file")
+            win.show_error(
+                QtCore.QCoreApplication.translate("MainWindow", "Could not open {0}").format(
+                    Path(p).name
+                ),
+                f"{Path(p).name}: no such file",
+            )
         win.open_paths([p for p in paths if p not in missing])
     else:
         win.runner.run(WELCOME, select="shared")
@@ -131,9 +135,17 @@ def _event_loop_running() -> bool:
     return False
 
 
-def screenshot_main(source: str, out: str, panel: str = "window", step: int | None = None,
-                    select: str | None = None, size: str | None = None, scale: float = 1.0,
-                    theme_name: str = "light", lang: str = "en") -> int:
+def screenshot_main(
+    source: str,
+    out: str,
+    panel: str = "window",
+    step: int | None = None,
+    select: str | None = None,
+    size: str | None = None,
+    scale: float = 1.0,
+    theme_name: str = "light",
+    lang: str = "en",
+) -> int:
     """``tensor-explorer screenshot``: render one panel (or the window) to PNG/SVG, headless."""
     if QtWidgets.QApplication.instance() is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # same pixels on every machine, no display
@@ -151,8 +163,9 @@ def screenshot_main(source: str, out: str, panel: str = "window", step: int | No
     open_into(ws, source)
     if select is not None:
         if select not in ws:
-            raise ValueError(f"--select {select!r}: no such value (there are: "
-                             f"{', '.join(ws.names()) or 'none'})")
+            raise ValueError(
+                f"--select {select!r}: no such value (there are: {', '.join(ws.names()) or 'none'})"
+            )
         ws.selected = select
     elif ws.names():
         ws.selected = ws.names()[-1]

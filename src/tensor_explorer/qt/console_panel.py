@@ -42,7 +42,6 @@ class CodeEdit(QtWidgets.QPlainTextEdit):
         if e.key() == QtCore.Qt.Key.Key_Tab:
             self.insertPlainText("    ")
             return
-        cur = self.textCursor()
         if e.key() == QtCore.Qt.Key.Key_Up and ctrl and self.history:
             self._pos = max(0, self._pos - 1)
             self.setPlainText(self.history[self._pos])
@@ -51,7 +50,6 @@ class CodeEdit(QtWidgets.QPlainTextEdit):
             self._pos = min(len(self.history), self._pos + 1)
             self.setPlainText(self.history[self._pos] if self._pos < len(self.history) else "")
             return
-        del cur
         super().keyPressEvent(e)
 
     def remember(self, source: str) -> None:
@@ -76,7 +74,6 @@ class ConsolePanel(QtWidgets.QWidget):
         self.editor = CodeEdit()
         self.editor.setPlaceholderText(self.tr(
             "Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them"))
-        self.editor.setMaximumHeight(120)
         self.editor.submitted.connect(self.run_editor)
         self.device = QtWidgets.QComboBox()
         self.device.setToolTip(self.tr("Device that factories (torch.zeros, torch.randn...) "
@@ -96,19 +93,28 @@ class ConsolePanel(QtWidgets.QWidget):
         self.stop_button.clicked.connect(runner.stop)
         self.clear_button = QtWidgets.QPushButton(self.tr("Clear output"))
         self.clear_button.clicked.connect(self.output.clear)
-        buttons = QtWidgets.QVBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.stop_button)
-        buttons.addWidget(self.device)
-        buttons.addStretch(1)
-        buttons.addWidget(self.clear_button)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.editor, 1)
-        row.addLayout(buttons)
+        bar = QtWidgets.QHBoxLayout()
+        bar.addWidget(self.run_button)
+        bar.addWidget(self.stop_button)
+        bar.addWidget(QtWidgets.QLabel(self.tr("device:")))
+        bar.addWidget(self.device)
+        bar.addStretch(1)
+        bar.addWidget(self.clear_button)
+        self.editor.setMinimumHeight(48)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.output)
+        editor_box = QtWidgets.QWidget()
+        box = QtWidgets.QVBoxLayout(editor_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addLayout(bar)
+        box.addWidget(self.editor, 1)
+        split.addWidget(editor_box)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.output, 1)
-        layout.addLayout(row)
+        layout.addWidget(split, 1)
         runner.started.connect(self._started)
         runner.finished.connect(self._finished)
         runner.failed.connect(self._failed)

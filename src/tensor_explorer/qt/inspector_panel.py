@@ -19,58 +19,58 @@ from ..core.diagnose import Diagnosis, diagnose
 from ..core.facts import TensorFacts, describe
 from ..core.memory import sharing_reason
 from ..core.stats import Stats, stats
-from . import theme
+from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .workers import Task
 
-T = QtCore.QT_TRANSLATE_NOOP
+QT_TRANSLATE_NOOP = QtCore.QT_TRANSLATE_NOOP
 CTX = "Inspector"
 #: values with at most this many elements get their statistics synchronously
 SYNC_STATS_LIMIT = 200_000
 
 GROUPS: list[tuple[str, list[tuple[str, str, str]]]] = [
-    (T(CTX, "What it is"), [
-        ("kind", T(CTX, "kind"), T(CTX, "Whether this is a torch tensor or a NumPy array.")),
-        ("shape", T(CTX, "shape"), T(CTX, "The size along each axis; its length is the number of dimensions.")),
-        ("dtype", T(CTX, "dtype"), T(CTX, "The type of every element: it decides precision, range and which operations are allowed.")),
-        ("device", T(CTX, "device"), T(CTX, "Where the data lives (cpu, cuda:0...); tensors in one operation must share a device.")),
-        ("numel", T(CTX, "elements"), T(CTX, "How many elements there are: the product of the shape.")),
+    (QT_TRANSLATE_NOOP("Inspector", "What it is"), [
+        ("kind", QT_TRANSLATE_NOOP("Inspector", "kind"), QT_TRANSLATE_NOOP("Inspector", "Whether this is a torch tensor or a NumPy array.")),
+        ("shape", QT_TRANSLATE_NOOP("Inspector", "shape"), QT_TRANSLATE_NOOP("Inspector", "The size along each axis; its length is the number of dimensions.")),
+        ("dtype", QT_TRANSLATE_NOOP("Inspector", "dtype"), QT_TRANSLATE_NOOP("Inspector", "The type of every element: it decides precision, range and which operations are allowed.")),
+        ("device", QT_TRANSLATE_NOOP("Inspector", "device"), QT_TRANSLATE_NOOP("Inspector", "Where the data lives (cpu, cuda:0...); tensors in one operation must share a device.")),
+        ("numel", QT_TRANSLATE_NOOP("Inspector", "elements"), QT_TRANSLATE_NOOP("Inspector", "How many elements there are: the product of the shape.")),
     ]),
-    (T(CTX, "Memory layout"), [
-        ("stride", T(CTX, "stride"), T(CTX, "How many elements to skip in memory to move one step along each axis.")),
-        ("storage_offset", T(CTX, "storage offset"), T(CTX, "Where the first element sits in its storage, counted in elements.")),
-        ("is_contiguous", T(CTX, "contiguous"), T(CTX, "True when the elements lie in memory in row-major order with no gaps; view() needs this.")),
-        ("element_size", T(CTX, "element size"), T(CTX, "Bytes per element.")),
-        ("nbytes", T(CTX, "bytes"), T(CTX, "Bytes the elements would need: elements x element size.")),
-        ("storage_nbytes", T(CTX, "storage bytes"), T(CTX, "Bytes of the whole allocation this value looks into (views share it).")),
-        ("internal_overlap", T(CTX, "internal overlap"), T(CTX, "True when two elements read the same bytes (after expand): in-place writes are unsafe.")),
-        ("is_view", T(CTX, "is a view"), T(CTX, "True when this value looks into memory owned by another value.")),
-        ("mapped_file", T(CTX, "memory-mapped file"), T(CTX, "The file whose pages hold these bytes, read only when used; edits never reach the file.")),
-        ("byte_order", T(CTX, "byte order"), T(CTX, "The order of bytes in each element; torch needs this machine's order.")),
-        ("writeable", T(CTX, "writeable"), T(CTX, "Whether the memory can be written to.")),
+    (QT_TRANSLATE_NOOP("Inspector", "Memory layout"), [
+        ("stride", QT_TRANSLATE_NOOP("Inspector", "stride"), QT_TRANSLATE_NOOP("Inspector", "How many elements to skip in memory to move one step along each axis.")),
+        ("storage_offset", QT_TRANSLATE_NOOP("Inspector", "storage offset"), QT_TRANSLATE_NOOP("Inspector", "Where the first element sits in its storage, counted in elements.")),
+        ("is_contiguous", QT_TRANSLATE_NOOP("Inspector", "contiguous"), QT_TRANSLATE_NOOP("Inspector", "True when the elements lie in memory in row-major order with no gaps; view() needs this.")),
+        ("element_size", QT_TRANSLATE_NOOP("Inspector", "element size"), QT_TRANSLATE_NOOP("Inspector", "Bytes per element.")),
+        ("nbytes", QT_TRANSLATE_NOOP("Inspector", "bytes"), QT_TRANSLATE_NOOP("Inspector", "Bytes the elements would need: elements x element size.")),
+        ("storage_nbytes", QT_TRANSLATE_NOOP("Inspector", "storage bytes"), QT_TRANSLATE_NOOP("Inspector", "Bytes of the whole allocation this value looks into (views share it).")),
+        ("internal_overlap", QT_TRANSLATE_NOOP("Inspector", "internal overlap"), QT_TRANSLATE_NOOP("Inspector", "True when two elements read the same bytes (after expand): in-place writes are unsafe.")),
+        ("is_view", QT_TRANSLATE_NOOP("Inspector", "is a view"), QT_TRANSLATE_NOOP("Inspector", "True when this value looks into memory owned by another value.")),
+        ("mapped_file", QT_TRANSLATE_NOOP("Inspector", "memory-mapped file"), QT_TRANSLATE_NOOP("Inspector", "The file whose pages hold these bytes, read only when used; edits never reach the file.")),
+        ("byte_order", QT_TRANSLATE_NOOP("Inspector", "byte order"), QT_TRANSLATE_NOOP("Inspector", "The order of bytes in each element; torch needs this machine's order.")),
+        ("writeable", QT_TRANSLATE_NOOP("Inspector", "writeable"), QT_TRANSLATE_NOOP("Inspector", "Whether the memory can be written to.")),
     ]),
-    (T(CTX, "Autograd"), [
-        ("requires_grad", T(CTX, "requires_grad"), T(CTX, "True when autograd records operations on this tensor so gradients can flow to it.")),
-        ("is_leaf", T(CTX, "is leaf"), T(CTX, "True for tensors created by you rather than computed; only leaves get .grad filled by backward().")),
-        ("grad_fn", T(CTX, "grad_fn"), T(CTX, "The autograd node that made this tensor; backward() starts here.")),
-        ("grad", T(CTX, "grad"), T(CTX, "The accumulated gradient (shape and norm), or None.")),
-        ("retains_grad", T(CTX, "retains grad"), T(CTX, "True after retain_grad(): this non-leaf keeps its gradient.")),
-        ("version", T(CTX, "version"), T(CTX, "Counts in-place changes; autograd uses it to detect a saved tensor that was modified.")),
-        ("is_inference", T(CTX, "inference tensor"), T(CTX, "Made under torch.inference_mode(): it can never enter autograd.")),
-        ("is_parameter", T(CTX, "parameter"), T(CTX, "An nn.Parameter: a leaf that a module trains.")),
+    (QT_TRANSLATE_NOOP("Inspector", "Autograd"), [
+        ("requires_grad", QT_TRANSLATE_NOOP("Inspector", "requires_grad"), QT_TRANSLATE_NOOP("Inspector", "True when autograd records operations on this tensor so gradients can flow to it.")),
+        ("is_leaf", QT_TRANSLATE_NOOP("Inspector", "is leaf"), QT_TRANSLATE_NOOP("Inspector", "True for tensors created by you rather than computed; only leaves get .grad filled by backward().")),
+        ("grad_fn", QT_TRANSLATE_NOOP("Inspector", "grad_fn"), QT_TRANSLATE_NOOP("Inspector", "The autograd node that made this tensor; backward() starts here.")),
+        ("grad", QT_TRANSLATE_NOOP("Inspector", "grad"), QT_TRANSLATE_NOOP("Inspector", "The accumulated gradient (shape and norm), or None.")),
+        ("retains_grad", QT_TRANSLATE_NOOP("Inspector", "retains grad"), QT_TRANSLATE_NOOP("Inspector", "True after retain_grad(): this non-leaf keeps its gradient.")),
+        ("version", QT_TRANSLATE_NOOP("Inspector", "version"), QT_TRANSLATE_NOOP("Inspector", "Counts in-place changes; autograd uses it to detect a saved tensor that was modified.")),
+        ("is_inference", QT_TRANSLATE_NOOP("Inspector", "inference tensor"), QT_TRANSLATE_NOOP("Inspector", "Made under torch.inference_mode(): it can never enter autograd.")),
+        ("is_parameter", QT_TRANSLATE_NOOP("Inspector", "parameter"), QT_TRANSLATE_NOOP("Inspector", "An nn.Parameter: a leaf that a module trains.")),
     ]),
 ]
 
 STAT_ROWS: list[tuple[str, str, str]] = [
-    ("min", T(CTX, "min"), T(CTX, "The smallest finite value.")),
-    ("max", T(CTX, "max"), T(CTX, "The largest finite value.")),
-    ("mean", T(CTX, "mean"), T(CTX, "The average of the finite values (accumulated in float64).")),
-    ("std", T(CTX, "std"), T(CTX, "The standard deviation of the finite values (population, ddof=0).")),
-    ("nan", T(CTX, "NaN"), T(CTX, "How many elements are Not a Number.")),
-    ("posinf", T(CTX, "+Inf"), T(CTX, "How many elements are positive infinity.")),
-    ("neginf", T(CTX, "-Inf"), T(CTX, "How many elements are negative infinity.")),
-    ("zeros", T(CTX, "zeros"), T(CTX, "How many elements are exactly zero.")),
-    ("first_nonfinite", T(CTX, "first non-finite"), T(CTX, "The index of the first NaN or Inf, in row-major order.")),
+    ("min", QT_TRANSLATE_NOOP("Inspector", "min"), QT_TRANSLATE_NOOP("Inspector", "The smallest finite value.")),
+    ("max", QT_TRANSLATE_NOOP("Inspector", "max"), QT_TRANSLATE_NOOP("Inspector", "The largest finite value.")),
+    ("mean", QT_TRANSLATE_NOOP("Inspector", "mean"), QT_TRANSLATE_NOOP("Inspector", "The average of the finite values (accumulated in float64).")),
+    ("std", QT_TRANSLATE_NOOP("Inspector", "std"), QT_TRANSLATE_NOOP("Inspector", "The standard deviation of the finite values (population, ddof=0).")),
+    ("nan", QT_TRANSLATE_NOOP("Inspector", "NaN"), QT_TRANSLATE_NOOP("Inspector", "How many elements are Not a Number.")),
+    ("posinf", QT_TRANSLATE_NOOP("Inspector", "+Inf"), QT_TRANSLATE_NOOP("Inspector", "How many elements are positive infinity.")),
+    ("neginf", QT_TRANSLATE_NOOP("Inspector", "-Inf"), QT_TRANSLATE_NOOP("Inspector", "How many elements are negative infinity.")),
+    ("zeros", QT_TRANSLATE_NOOP("Inspector", "zeros"), QT_TRANSLATE_NOOP("Inspector", "How many elements are exactly zero.")),
+    ("first_nonfinite", QT_TRANSLATE_NOOP("Inspector", "first non-finite"), QT_TRANSLATE_NOOP("Inspector", "The index of the first NaN or Inf, in row-major order.")),
 ]
 
 
@@ -262,17 +262,19 @@ class InspectorPanel(QtWidgets.QWidget):
 
     def _stats(self, name: str, value: Any, facts: TensorFacts) -> None:
         if facts.device == "meta" or facts.numel == 0 or facts.layout != "strided":
-            self._show_results(name, (None, diagnose(value, name=name) if facts.numel or
-                                      facts.device == "meta" else []))
+            diags = diagnose(value, name=name, lang=i18n.current()) if (
+                facts.numel or facts.device == "meta") else []
+            self._show_results(name, (None, diags))
             return
         if facts.numel <= SYNC_STATS_LIMIT:
             s = stats(value)
-            self._show_results(name, (s, diagnose(value, name=name, value_stats=s)))
+            lang = i18n.current()
+            self._show_results(name, (s, diagnose(value, name=name, value_stats=s, lang=lang)))
             return
 
         def work(progress: Any, cancel: Any) -> tuple[Stats, list[Diagnosis]]:
             s = stats(value, progress=progress, cancel=cancel)
-            return s, diagnose(value, name=name, value_stats=s)
+            return s, diagnose(value, name=name, value_stats=s, lang=i18n.current())
 
         task = Task(work, parent=self)
         task.progress.connect(lambda f: self.progress.setValue(int(f * 1000)))

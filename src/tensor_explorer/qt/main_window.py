@@ -119,11 +119,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setAnimated(False)  # no half-moved docks or stale tab bars in screenshots
         self.setWindowTitle("Tensor Explorer")
         self._tasks: list[Task] = []
-        lang = self._setting("language", "en")
-        theme_name = self._setting("theme", "light")
-        presentation = self._setting("presentation", "false") == "true"
-        i18n.install(lang)
-        theme.state().apply(theme_name, theme.PRESENTATION_SCALE if presentation else 1.0)
+        if settings is not None:  # remembered look; without settings keep the current one
+            presentation = self._setting("presentation", "false") == "true"
+            i18n.install(self._setting("language", "en"))
+            theme.state().apply(self._setting("theme", "light"),
+                                theme.PRESENTATION_SCALE if presentation else 1.0)
+        else:
+            theme.state().apply()
         self.status_label = QtWidgets.QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
         self._build_ui()
