@@ -184,29 +184,418 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="41"/>
-        <source>node</source>
-        <translation>节点</translation>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="83"/>
+        <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
+        <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="41"/>
-        <source>kind</source>
-        <translation>类别</translation>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="87"/>
+        <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
+        <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="41"/>
-        <source>value</source>
-        <translation>值</translation>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="91"/>
+        <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
+        <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="56"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="464"/>
+        <source>Re-run the program that built this graph on another device</source>
+        <extracomment>emitted after a graph is shown (drawn), and after each backward / zero_grad</extracomment>
+        <translation>在另一个设备上重新运行构建这张图的程序</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="468"/>
+        <source>Fit</source>
+        <translation>适应窗口</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="469"/>
+        <source>Zoom out (-)</source>
+        <translation>缩小 (-)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="470"/>
+        <source>Zoom in (+)</source>
+        <translation>放大 (+)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
+        <source>Show the whole graph (0)</source>
+        <translation>显示整张图 (0)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="473"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="587"/>
+        <source>Backward</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="475"/>
+        <source>Run root.backward(...) and record the gradient along every edge</source>
+        <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="479"/>
+        <source>How many backward calls to run in a row</source>
+        <translation>连续运行多少次 backward</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="482"/>
+        <source>Keep the saved tensors so backward can run on this graph again</source>
+        <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="485"/>
+        <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
+        <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="489"/>
+        <source>Call retain_grad() on this intermediate so its .grad is kept</source>
+        <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="491"/>
+        <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
+        <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="495"/>
+        <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
+        <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="496"/>
+        <source>Numerical check</source>
+        <translation>数值检验</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="498"/>
+        <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
+        <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="499"/>
+        <source>Training step…</source>
+        <translation>训练一步…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="501"/>
+        <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
+        <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="506"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="523"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="943"/>
+        <source>call</source>
+        <translation>调用</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="524"/>
+        <source>‖grad‖</source>
+        <translation>‖grad‖</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="531"/>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="532"/>
+        <source>Accumulation</source>
+        <translation>累积</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="545"/>
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="553"/>
+        <source>gradient:</source>
+        <translation>gradient：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="588"/>
+        <source>Backward ×{0}</source>
+        <translation>反向传播 ×{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="645"/>
+        <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
+        <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
+        <source>No graph</source>
+        <translation>没有计算图</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="61"/>
-        <source>Autograd graph of {0}: {1} nodes</source>
-        <translation>{0} 的计算图：{1} 个节点</translation>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
+        <source>Laying out the graph…</source>
+        <translation>正在排布计算图…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
+        <source>Graph of &lt;b&gt;{0}&lt;/b&gt;: {1} nodes, {2} edges</source>
+        <translation>&lt;b&gt;{0}&lt;/b&gt; 的计算图：{1} 个节点，{2} 条边</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="757"/>
+        <source>({0} chains collapsed: click a group to expand)</source>
+        <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="760"/>
+        <source>re-run on {0}</source>
+        <translation>在 {0} 上重新运行</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="775"/>
+        <source>not needed: the root is a single number</source>
+        <translation>不需要：根是一个数</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="778"/>
+        <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
+        <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="791"/>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="828"/>
+        <source>Wait: {0}</source>
+        <translation>请稍候：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="831"/>
+        <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
+        <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="835"/>
+        <source>There is no graph to work on.</source>
+        <translation>没有可以操作的计算图。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="876"/>
+        <source>Running backward…</source>
+        <translation>正在运行 backward…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="889"/>
+        <source>{0} backward call(s) ran, then: </source>
+        <translation>运行了 {0} 次 backward，然后：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="896"/>
+        <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
+        <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="928"/>
+        <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
+        <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="931"/>
+        <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
+        <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="943"/>
+        <source>event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="943"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="985"/>
+        <source>Expanded a chain of {0} operations.</source>
+        <translation>展开了一条包含 {0} 个运算的链。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1027"/>
+        <source>root: where backward starts</source>
+        <translation>根：backward 从这里开始</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1028"/>
+        <source>operation (its backward function)</source>
+        <translation>运算（它的反向函数）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1029"/>
+        <source>named intermediate (a workspace value)</source>
+        <translation>有名字的中间结果（工作区中的值）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1030"/>
+        <source>leaf: .grad accumulates here</source>
+        <translation>叶子：.grad 在这里累积</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1031"/>
+        <source>group: a collapsed chain (click to expand)</source>
+        <translation>分组：折叠起来的链（点击展开）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1032"/>
+        <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
+        <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1038"/>
+        <source>Click a node for its saved tensors and .grad, or an edge for the gradient that flowed along it. Data flows down the arrows; backward sends gradients back up.</source>
+        <translation>点击节点查看它保存的张量和 .grad，点击边查看沿它流过的梯度。数据沿箭头向下流动；backward 把梯度向上传回。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1085"/>
+        <source>.grad is None: no backward has reached this leaf since it was made or last set to None.</source>
+        <translation>.grad 是 None：自创建或上次被设为 None 以来，还没有 backward 传到这个叶子。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1096"/>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1098"/>
+        <source>STALE: changed in place</source>
+        <translation>已过期：被原地修改</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1100"/>
+        <source>freed by backward</source>
+        <translation>已被 backward 释放</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <source>saved tensor</source>
+        <translation>保存的张量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <source>shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <source>dtype</source>
+        <translation>dtype</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <source>state</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1138"/>
+        <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
+        <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1153"/>
+        <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
+        <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1157"/>
+        <source>Run backward to see the gradient that flows along this edge.</source>
+        <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1180"/>
+        <source>Back to the workspace&apos;s own values.</source>
+        <translation>回到工作区自己的值。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1189"/>
+        <source>A program is running in the workspace; wait for it first.</source>
+        <translation>工作区中有程序正在运行；请先等待它结束。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1195"/>
+        <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
+        <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1227"/>
+        <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
+        <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1232"/>
+        <source>Re-running on {0}…</source>
+        <translation>正在 {0} 上重新运行…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1242"/>
+        <source>Could not re-run the program on {0}: {1}</source>
+        <translation>无法在 {0} 上重新运行程序：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1266"/>
+        <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
+        <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1271"/>
+        <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
+        <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1277"/>
+        <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
+        <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1305"/>
+        <source>Checking gradients numerically…</source>
+        <translation>正在用数值方法检验梯度…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1307"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1312"/>
+        <source>The numerical check could not run: {0}</source>
+        <translation>数值检验无法运行：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1318"/>
+        <source>passed</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1318"/>
+        <source>FAILED</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1321"/>
+        <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
+        <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1373"/>
+        <source>{0} failed: {1}</source>
+        <translation>{0} 失败：{1}</translation>
     </message>
 </context>
 <context>
@@ -657,277 +1046,384 @@
     </message>
 </context>
 <context>
+    <name>LessonPanel</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="101"/>
+        <source>◀ Previous</source>
+        <extracomment>how much larger than the interface the lesson text is (it is read from the back of a room)</extracomment>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="102"/>
+        <source>Previous step (PageUp, Alt+Left)</source>
+        <translation>上一步（PageUp、Alt+←）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="104"/>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="105"/>
+        <source>Next step (PageDown, Alt+Right)</source>
+        <translation>下一步（PageDown、Alt+→）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="107"/>
+        <source>Reset</source>
+        <translation>重来</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="108"/>
+        <source>Clear the workspace and start the lesson again</source>
+        <translation>清空工作区，从头开始这节课</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="161"/>
+        <source>The shipped lessons could not be read</source>
+        <translation>无法读取内置课程</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="168"/>
+        <source>Open lesson file…</source>
+        <translation>打开课程文件…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="197"/>
+        <source>This lesson cannot be opened</source>
+        <translation>无法打开这节课</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="225"/>
+        <source>Open lesson</source>
+        <translation>打开课程</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="226"/>
+        <source>Lessons (*.md)</source>
+        <translation>课程 (*.md)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="423"/>
+        <source>Running step {0}…</source>
+        <translation>正在运行第 {0} 步…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="495"/>
+        <source>✗ Step {0} did not go as planned while replaying</source>
+        <translation>✗ 重放时第 {0} 步没有按预期进行</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="501"/>
+        <source>Skipped: this step {0}.</source>
+        <translation>已跳过：这一步{0}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="506"/>
+        <source>✗ The code failed: {0}</source>
+        <translation>✗ 代码出错：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="513"/>
+        <source>The error above is the point of this step: see the code bar output.</source>
+        <translation>上面的错误正是这一步要演示的：详见代码栏输出。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="518"/>
+        <source>needs a CUDA GPU, and this machine has none</source>
+        <translation>需要 CUDA GPU，而这台机器没有</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="531"/>
+        <source>Choose a lesson.</source>
+        <translation>请选择一节课。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="536"/>
+        <source>Step {0} of {1}</source>
+        <translation>第 {0} 步，共 {1} 步</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="538"/>
+        <source>{0} steps</source>
+        <translation>共 {0} 步</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="85"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="406"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="429"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="75"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="529"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="552"/>
         <source>Could not open {0}</source>
-        <extracomment>the program shown when the app starts with nothing to open (until lessons take over)</extracomment>
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="203"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
         <source>Workspace</source>
-        <extracomment>panel name -&gt; (dock area, tab group) of the default layout</extracomment>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="203"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="204"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="204"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="205"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="205"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="206"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="207"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="265"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="339"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="266"/>
-        <source>Open .npy, .npz or .py files</source>
-        <translation>打开 .npy、.npz 或 .py 文件</translation>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
+        <source>Lesson</source>
+        <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="267"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="340"/>
+        <source>Open .npy, .npz, .py or lesson .md files</source>
+        <translation>打开 .npy、.npz、.py 或课程 .md 文件</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="341"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="270"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="344"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="272"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="346"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="347"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="348"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="349"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="350"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="352"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="281"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="283"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="357"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="286"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="288"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="290"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="364"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="297"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="302"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="376"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="379"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="311"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="321"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="395"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="322"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="489"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="396"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="612"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="324"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="493"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="398"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="616"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="325"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="399"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="505"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="505"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="419"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="542"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="425"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="548"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="465"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="466"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="588"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="589"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="473"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="596"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="475"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="598"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="481"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="604"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="481"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="604"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="482"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="605"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="482"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="605"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="483"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="606"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="483"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="606"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="484"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="607"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="484"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="607"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="485"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="608"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="494"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="617"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="501"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="506"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="629"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="502"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="625"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="506"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="629"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="512"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="635"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
@@ -935,200 +1431,569 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="25"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="208"/>
+        <source>Each grey strip is one block of memory (an allocation), its bytes numbered from 0. Each coloured row under it is a value, drawn on the bytes it reads. Values in the same strip share memory; a separate strip is separate memory. Hover a cell to light up every element that reads the same bytes.</source>
+        <translation>每个灰色条带是一块内存（一次分配），字节从 0 开始编号。条带下方每一行彩色格子是一个值，画在它读取的字节上。在同一条带中的值共享内存；不同条带就是不同的内存。把鼠标停在一个格子上，读取相同字节的所有元素都会亮起来。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="212"/>
+        <source>Values that share memory</source>
+        <translation>共享内存的值</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="214"/>
         <source>a</source>
         <translation>a</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="25"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="214"/>
         <source>b</source>
         <translation>b</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="25"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="214"/>
         <source>relation</source>
         <translation>关系</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="25"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="214"/>
         <source>shared bytes</source>
         <translation>共享字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="26"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="215"/>
         <source>why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="53"/>
-        <source>Relations could not be computed: {0}</source>
-        <translation>无法计算关系：{0}</translation>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="221"/>
+        <source>alias: the same bytes</source>
+        <translation>别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="56"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="222"/>
+        <source>contains: b is part of a</source>
+        <translation>包含：b 是 a 的一部分</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="223"/>
+        <source>inside: a is part of b</source>
+        <translation>位于其中：a 是 b 的一部分</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="224"/>
+        <source>overlap: some bytes in common</source>
+        <translation>重叠：有部分共同的字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="225"/>
+        <source>same storage, different bytes</source>
+        <translation>同一存储，不同字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="230"/>
+        <source>Both read exactly the same bytes: writing one changes the other.</source>
+        <translation>两者读取完全相同的字节：写入一个就会改变另一个。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="231"/>
+        <source>Every byte of b is also a byte of a (b is a slice, column or diagonal of a): writing b changes a.</source>
+        <translation>b 的每个字节也是 a 的字节（b 是 a 的切片、列或对角线）：写入 b 会改变 a。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="233"/>
+        <source>They share some bytes, and each has bytes the other lacks.</source>
+        <translation>它们有部分共同的字节，并且各自都有对方没有的字节。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="234"/>
+        <source>One allocation, but no byte in common: writing one never changes the other.</source>
+        <translation>同一块内存，但没有共同的字节：写入一个永远不会改变另一个。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
+        <source>Hover a cell: its bytes and every element that reads them light up. Wheel over a strip zooms into its bytes; double-click zooms out.</source>
+        <translation>鼠标停在格子上：它的字节以及读取这些字节的所有元素都会亮起。在条带上滚动滚轮可放大字节；双击缩小。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="309"/>
+        <source>The memory drawing failed: {0}</source>
+        <translation>内存图绘制失败：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="364"/>
+        <source>Own memory (no other value reads its bytes): {0}</source>
+        <translation>独占内存（没有其他值读取它的字节）：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="367"/>
+        <source>Not tensors or arrays, not drawn: {0}</source>
+        <translation>不是张量或数组，未绘制：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="447"/>
+        <source>No tensors or arrays in the workspace yet.</source>
+        <translation>工作区中还没有张量或数组。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="452"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="489"/>
+        <source>bytes</source>
+        <translation>字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="467"/>
+        <source>Only {0} reads this memory: it has bytes of its own.</source>
+        <translation>只有 {0} 读取这块内存：它拥有自己的字节。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="477"/>
+        <source>no bytes</source>
+        <translation>没有字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="496"/>
+        <source>bytes {0}–{1} of {2}, drawn as ranges</source>
+        <translation>{2} 中的字节 {0}–{1}，按区间绘制</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="498"/>
+        <source>bytes {0}–{1} of {2}</source>
+        <translation>{2} 中的字节 {0}–{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="555"/>
+        <source>Allocation {0}: none, on {1}</source>
+        <translation>内存块 {0}：无，位于 {1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="556"/>
+        <source>{0} bytes</source>
+        <translation>{0} 字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="558"/>
+        <source> ({0} bytes)</source>
+        <translation>（{0} 字节）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="560"/>
+        <source>Allocation {0}: {1}{2} on {3}</source>
+        <translation>内存块 {0}：{1}{2}，位于 {3}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="562"/>
+        <source>, one cell = {0} bytes</source>
+        <translation>，每格 = {0} 字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="564"/>
+        <source>, owner: {0}</source>
+        <translation>，所有者：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="568"/>
+        <source>tensor</source>
+        <translation>张量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="568"/>
+        <source>NumPy array</source>
+        <translation>NumPy 数组</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="577"/>
+        <source>stride {0}</source>
+        <translation>步长 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="578"/>
+        <source>offset {0}</source>
+        <translation>偏移 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="582"/>
+        <source>version {0} → {1}</source>
+        <translation>版本 {0} → {1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="584"/>
+        <source>version {0}</source>
+        <translation>版本 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="586"/>
+        <source>up to {0} elements read one element&apos;s bytes</source>
+        <translation>最多有 {0} 个元素读取同一个元素的字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="588"/>
+        <source>×{0}: each cell is read by {0} elements</source>
+        <translation>×{0}：每个格子被 {0} 个元素读取</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="596"/>
+        <source>changed by the last write: {0} cell(s), outlined</source>
+        <translation>被上次写入改变：{0} 个格子（已描边）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="598"/>
+        <source>; version unchanged: torch does not count writes made through NumPy</source>
+        <translation>；版本号不变：torch 不记录通过 NumPy 的写入</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="606"/>
+        <source>alias of {0}: the same bytes</source>
+        <translation>{0} 的别名：完全相同的字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="607"/>
+        <source>view inside {0}: part of its bytes</source>
+        <translation>{0} 内部的视图：它的部分字节</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="733"/>
+        <source>: bytes {0}–{1} of allocation {2}.</source>
+        <translation>：内存块 {2} 的字节 {0}–{1}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="742"/>
+        <source> and {0} more</source>
+        <translation> 以及另外 {0} 个</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="744"/>
+        <source>The same bytes are read by: {0}.</source>
+        <translation>读取相同字节的还有：{0}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="746"/>
+        <source>No other element reads these bytes.</source>
+        <translation>没有其他元素读取这些字节。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="749"/>
+        <source>Not by {0}: separate memory.</source>
+        <translation>{0} 不读取：它是独立的内存。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="782"/>
+        <source>Bytes {0}–{1} of allocation {2}</source>
+        <translation>内存块 {2} 的字节 {0}–{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="785"/>
+        <source>read by {0}.</source>
+        <translation>被 {0} 读取。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="787"/>
+        <source>no value reads them.</source>
+        <translation>没有值读取它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="362"/>
         <source>No two values share memory.</source>
         <translation>没有两个值共享内存。</translation>
     </message>
+</context>
+<context>
+    <name>TrainingDialog</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="57"/>
-        <source>Values that share memory:</source>
-        <translation>共享内存的值：</translation>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="35"/>
+        <source>Training-step check</source>
+        <extracomment>emitted when a check or step has been shown</extracomment>
+        <translation>训练步检查</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="45"/>
+        <source>features:</source>
+        <translation>特征：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="46"/>
+        <source>labels:</source>
+        <translation>标签：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="47"/>
+        <source>model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="48"/>
+        <source>device (one step):</source>
+        <translation>设备（训练一步）：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="49"/>
+        <source>Check batch (inspect_batch)</source>
+        <translation>检查批次（inspect_batch）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="50"/>
+        <source>Run one step (run_one_step)</source>
+        <translation>训练一步（run_one_step）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="58"/>
+        <source>check</source>
+        <translation>检查项</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="58"/>
+        <source>result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="58"/>
+        <source>message</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="65"/>
+        <source>parameter</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="65"/>
+        <source>‖grad‖</source>
+        <translation>‖grad‖</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="70"/>
+        <source>One step runs on a copy of the model (moved to the device, zero_grad, forward, cross-entropy, backward); the workspace&apos;s model is not changed.</source>
+        <translation>训练一步在模型的副本上运行（移到设备、zero_grad、前向、交叉熵、反向）；工作区中的模型不会改变。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="118"/>
+        <source>Choose features, labels and a model (an nn.Module in the workspace).</source>
+        <translation>请选择特征、标签和模型（工作区中的 nn.Module）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="166"/>
+        <source>The check could not run: {0}</source>
+        <translation>检查无法运行：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="185"/>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="187"/>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="189"/>
+        <source>FAIL</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="204"/>
+        <source>Every check passed. logits: {0} {1} on {2}</source>
+        <translation>所有检查都通过。logits：{0} {1}，位于 {2}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="208"/>
+        <source>{0} check(s) failed: {1}</source>
+        <translation>{0} 项检查未通过：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="216"/>
+        <source>logits: {0} {1} on {2}</source>
+        <translation>logits：{0} {1}，位于 {2}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="219"/>
+        <source>loss = {0:.6g}</source>
+        <translation>loss = {0:.6g}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="221"/>
+        <source>total ‖grad‖ = {0:.6g}</source>
+        <translation>总 ‖grad‖ = {0:.6g}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/training_dialog.py" line="224"/>
+        <source>The step did not run: {0}</source>
+        <translation>这一步没有运行：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>ValuesDock</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="150"/>
+        <source>this value is not in the workspace</source>
+        <extracomment>panel name -&gt; (dock area, tab group) of the default layout</extracomment>
+        <translation>这个值不在工作区中</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="156"/>
+        <source>a program is still running</source>
+        <translation>仍有程序在运行</translation>
     </message>
 </context>
 <context>
     <name>ValuesPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="228"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="242"/>
         <source>Chart</source>
-        <extracomment>every view the panel can show (``ValuesPanel.current_view()``)</extracomment>
+        <extracomment>every view the panel can show (``ValuesPanel.current_view()``) most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)</extracomment>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="229"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="243"/>
         <source>Table</source>
         <translation>表格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="230"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="244"/>
         <source>Draw the values (number, plot or heatmap) or list them in a table</source>
         <translation>以图形（数字、曲线或热图）显示数值，或以表格列出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="233"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="247"/>
         <source>show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="235"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="249"/>
         <source>magnitude |z|</source>
         <translation>模 |z|</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="236"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="250"/>
         <source>phase (radians)</source>
         <translation>相位（弧度）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="237"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="745"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="251"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="770"/>
         <source>real part</source>
         <translation>实部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="237"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="745"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="251"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="770"/>
         <source>imaginary part</source>
         <translation>虚部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="239"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="253"/>
         <source>Which part of the complex numbers is drawn</source>
         <translation>绘制复数的哪一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="241"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="255"/>
         <source>rows</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="243"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="257"/>
         <source>columns</source>
         <translation>列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="247"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="261"/>
         <source>The axis drawn downwards</source>
         <translation>纵向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="248"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="262"/>
         <source>The axis drawn across</source>
         <translation>横向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="316"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="334"/>
         <source>computing preview… %p%</source>
         <translation>正在计算预览… %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="354"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="372"/>
         <source>No value selected.</source>
         <translation>未选择任何值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="470"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="488"/>
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="473"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="491"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="492"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="510"/>
         <source>axis {axis} ({size})</source>
         <translation>轴 {axis}（{size}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="518"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="739"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="740"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="536"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="764"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="765"/>
         <source>axis {axis}</source>
         <translation>轴 {axis}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="523"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="541"/>
         <source>Which index of axis {axis} is shown</source>
         <translation>显示轴 {axis} 的哪个下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="539"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="557"/>
         <source>index {i} of 0–{last}</source>
         <translation>下标 {i}（0–{last}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="596"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="614"/>
         <source>computing preview…</source>
         <translation>正在计算预览…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="711"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="731"/>
         <source>index</source>
         <translation>下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="744"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="769"/>
         <source>magnitude</source>
         <translation>模</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="744"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="769"/>
         <source>phase</source>
         <translation>相位</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="753"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="778"/>
         <source>preview: 1 of every {r} elements of {size}</source>
         <translation>预览：{size} 中每 {r} 个元素取 1 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="757"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="782"/>
         <source>preview: 1 of every {r} rows and 1 of every {c} columns of {size}</source>
         <translation>预览：{size} 中每 {r} 行取 1 行、每 {c} 列取 1 列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="763"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="785"/>
+        <source>1 = True, 0 = False</source>
+        <translation>1 = True，0 = False</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="790"/>
         <source>showing {expr}</source>
         <translation>显示 {expr}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="775"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="802"/>
         <source>shown</source>
         <translation>已显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="805"/>
         <source>row and column headers give the true index</source>
         <translation>行列标题给出真实下标</translation>
     </message>

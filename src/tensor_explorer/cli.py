@@ -124,7 +124,7 @@ def cmd_screenshot(ns: argparse.Namespace) -> int:
     try:
         return screenshot_main(ns.source, ns.out, panel=ns.panel, step=ns.step,
                                select=ns.select, size=ns.size, scale=ns.scale,
-                               theme_name=ns.theme, lang=ns.lang)
+                               theme_name=ns.theme, lang=ns.lang, all_steps=ns.all_steps)
     except (LoadError, ValueError, OSError) as exc:
         _error(str(exc))
         return 1
@@ -143,15 +143,21 @@ def _parser(sub: str) -> argparse.ArgumentParser:
         p.add_argument("paths", nargs="+", metavar="PATH")
         p.add_argument("--json", action="store_true", help="machine-readable output")
     elif sub == "lessons":
-        p.add_argument("--json", action="store_true")
+        p.description = "The lessons shipped: name, title, languages, number of steps."
+        p.add_argument("--json", action="store_true", help="machine-readable output")
     elif sub == "check":
+        p.description = "Run lessons headlessly and verify every expectation."
         p.add_argument("lessons", nargs="+", metavar="LESSON")
+        p.add_argument("--device", help="device the lessons' tensors are made on (cpu, cuda:0)")
     elif sub == "screenshot":
+        p.description = "Render a panel (or the window) to PNG or SVG, headless."
         p.add_argument("source")
-        p.add_argument("--out", required=True)
+        p.add_argument("--out")
+        p.add_argument("--all-steps", metavar="DIR",
+                       help="a lesson: write every step as DIR/<lesson>-<lang>-NN.png")
         p.add_argument("--panel", default="window",
                        choices=("workspace", "inspector", "values", "memory", "graph", "code",
-                                "build", "console", "window"))
+                                "build", "console", "lesson", "window"))
         p.add_argument("--step", type=int)
         p.add_argument("--select")
         p.add_argument("--size")
@@ -172,8 +178,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return cmd_inspect(ns.paths, ns.json)
             if sub == "screenshot":
                 return cmd_screenshot(ns)
-            _error(f"'{sub}' is not available in this version yet")
-            return 2
+            if sub == "lessons":
+                from .core.lessons import cmd_lessons
+
+                return cmd_lessons(ns.json)
+            from .core.devices import check_device
+            from .core.lessons import cmd_check
+
+            try:
+                device = check_device(ns.device)
+            except ValueError as exc:
+                _error(str(exc))
+                return 2
+            return cmd_check(ns.lessons, device=device)
         if args and args[0] in ("-h", "--help"):
             print(__doc__)
             return 0

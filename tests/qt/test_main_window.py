@@ -152,3 +152,25 @@ def test_explored_values_show(qtbot: QtBot, make_window) -> None:
     win = make_window(ws)
     assert win.panels["workspace"].names_shown() == ["a", "b"]
     assert win.panels["inspector"].shown_facts()["dtype"] == "int32"
+
+
+def test_table_edit_runs_as_a_statement_and_updates_aliases(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    run(qtbot, win, "array = np.zeros((2, 2), dtype=np.float32)\nshared = torch.from_numpy(array)")
+    win.workspace.selected = "array"
+    values = win.panels["values"]
+    changed: list[str] = []
+    win.bridge.changed.connect(changed.append)
+    with qtbot.waitSignal(win.runner.finished, timeout=20_000):
+        values._write("array", (0, 1), np.float32(99.0))
+    assert win.workspace["shared"][0, 1] == 99.0
+    assert "array[0, 1] = 99.0" in [r.source for r in win.workspace.history]
+    qtbot.waitUntil(lambda: "shared" in changed)
+    with qtbot.waitSignal(win.runner.finished, timeout=20_000):
+        values._write("array", (1, 1), float("nan"))
+    assert np.isnan(win.workspace["array"][1, 1])
+    run(qtbot, win, "w = torch.ones(2, requires_grad=True)")
+    import pytest
+
+    with pytest.raises(ValueError, match="grad"):
+        values._write("w", (0,), 1.0)

@@ -16,7 +16,7 @@ from .runner import ProgramError
 from .workspace import Workspace
 
 MAX_PROGRAM_BYTES = 1 << 20
-KINDS = (".npy", ".npz", ".py")
+KINDS = (".npy", ".npz", ".py", ".md")
 
 
 def value_name(stem: str, taken: set[str] | None = None) -> str:
@@ -41,6 +41,15 @@ def open_into(
     :class:`ProgramError` for a ``.py`` program that fails (statements before the failing one
     keep their effect, as in :meth:`Workspace.run`).
     """
+    from .lessons import LessonError, is_lesson, load_lesson, run_lesson
+
+    if is_lesson(path):  # a lesson file or a shipped lesson's name: run its first step
+        try:
+            lesson = load_lesson(path)
+        except LessonError as exc:
+            raise LoadError(str(exc)) from None
+        results = run_lesson(lesson, ws, device=device, upto=1)
+        return [n for n in results[0].names if n in ws] if results else []
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".py":

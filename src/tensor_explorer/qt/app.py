@@ -10,21 +10,11 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from ..core.lessons import default_lesson, is_lesson
 from ..core.loading import LoadError
 from ..core.runner import ProgramError
 from ..core.sources import open_into
 from ..core.workspace import Workspace
-
-#: the program shown when the app starts with nothing to open (until lessons take over)
-WELCOME = """\
-array = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
-shared = torch.from_numpy(array)
-copied = torch.tensor(array)
-torch.manual_seed(0)
-w = torch.randn(2, 2, requires_grad=True)
-loss = (shared @ w).sum()
-"""
-
 
 _QUIET = ("This plugin does not support propagateSizeHints()",)
 
@@ -79,7 +69,7 @@ def run_app(paths: Sequence[str]) -> int:
     ws = Workspace()
     win = MainWindow(ws, settings=default_settings())
     if paths:
-        missing = [p for p in paths if not Path(p).exists()]
+        missing = [p for p in paths if not Path(p).exists() and not is_lesson(p)]
         for p in missing:
             win.show_error(
                 QtCore.QCoreApplication.translate("MainWindow", "Could not open {0}").format(
@@ -89,7 +79,7 @@ def run_app(paths: Sequence[str]) -> int:
             )
         win.open_paths([p for p in paths if p not in missing])
     else:
-        win.runner.run(WELCOME, select="shared")
+        win.open_lesson(default_lesson())
     win.show()
     quit_after = os.environ.get("TENSOR_EXPLORER_QUIT_AFTER_MS")  # tests and start-up benchmark
     if quit_after:
@@ -135,20 +125,20 @@ def _event_loop_running() -> bool:
     return False
 
 
-def screenshot_main(
-    source: str,
-    out: str,
-    panel: str = "window",
-    step: int | None = None,
-    select: str | None = None,
-    size: str | None = None,
-    scale: float = 1.0,
-    theme_name: str = "light",
-    lang: str = "en",
-) -> int:
-    """``tensor-explorer screenshot``: render one panel (or the window) to PNG/SVG, headless."""
+def screenshot_main(source: str, out: str | None, panel: str = "window", step: int | None = None,
+                    select: str | None = None, size: str | None = None, scale: float = 1.0,
+                    theme_name: str = "light", lang: str = "en",
+                    all_steps: str | None = None) -> int:
+    """``tensor-explorer screenshot``: render one panel (or the window) to PNG/SVG, headless.
+
+    A lesson SOURCE (file or shipped name) runs steps 1..``step`` (default 1) and shows that
+    step: prose in the lesson panel, its panel in front, its value selected. ``all_steps=DIR``
+    writes every step as DIR/<lesson>-<lang>-NN.png (.svg when ``out`` ends in .svg).
+    Returns 1 (after writing) if a step's expectations did not hold.
+    """
     if QtWidgets.QApplication.instance() is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # same pixels on every machine, no display
+    from ..core import lessons
     from . import i18n, theme
     from .main_window import PANELS, MainWindow
     from .screenshot import parse_size, render_to_file
@@ -156,22 +146,37 @@ def screenshot_main(
     wh = parse_size(size)
     if panel not in (*PANELS, "window"):
         raise ValueError(f"--panel {panel!r}: choose one of {', '.join([*PANELS, 'window'])}")
-    if step is not None:
-        raise ValueError("--step applies to lessons, and this source is not a lesson")
+    lesson = lessons.load_lesson(source, lang) if lessons.is_lesson(source) else None
+    if lesson is None and (step is not None or all_steps is not None):
+        raise ValueError("--step and --all-steps apply to lessons, and this source is not a "
+                         "lesson")
+    if lesson is not None and step is not None:
+        lesson.step(step)  # ValueError: "lesson 'x' has steps 1 to N, not 9"
+    if out is None and all_steps is None:
+        raise ValueError("give --out FILE (or --all-steps DIR for a lesson)")
     app = get_app()
-    ws = Workspace()
-    open_into(ws, source)
-    if select is not None:
-        if select not in ws:
-            raise ValueError(
-                f"--select {select!r}: no such value (there are: {', '.join(ws.names()) or 'none'})"
-            )
-        ws.selected = select
-    elif ws.names():
-        ws.selected = ws.names()[-1]
     i18n.install(lang)
+    ws = Workspace()
+    result = None
+    if lesson is None:
+        open_into(ws, source)
+        if select is None and ws.names():
+            ws.selected = ws.names()[-1]
+    elif all_steps is None:
+        result = lessons.run_lesson(lesson, ws, upto=step or 1)[-1]
     win = MainWindow(ws, settings=None)
     theme.state().apply(theme_name, scale=1.0)
+    lesson_panel = win.panels["lesson"]
+    if lesson is not None:
+        lesson_panel.open_lesson(source, run=False)
+
+    def choose() -> None:
+        if select is not None:
+            if select not in ws:
+                raise ValueError(f"--select {select!r}: no such value (there are: "
+                                 f"{', '.join(ws.names()) or 'none'})")
+            ws.selected = select
+
     if panel == "window":
         widget: QtWidgets.QWidget = win
         wh = wh or (1280, 800)
@@ -184,8 +189,33 @@ def screenshot_main(
     widget.resize(*wh)
     widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)
     widget.show()
-    render_to_file(widget, out, wh, scale)
-    widget.close()
-    win.close()
-    app.processEvents()
-    return 0
+    if lesson is not None and panel == "window":
+        win.use_lesson_layout()
+    failed: list[lessons.StepResult] = []
+    try:
+        if lesson is not None and all_steps is not None:
+            folder = Path(all_steps)
+            suffix = ".svg" if out and out.lower().endswith(".svg") else ".png"
+            for st in lesson.steps:
+                res = lessons.run_step(ws, st)
+                lesson_panel.present(st.number, res)
+                choose()
+                failed += [] if res.ok else [res]
+                render_to_file(widget, folder / f"{lesson.name}-{lesson.language}-"
+                               f"{st.number:02d}{suffix}", wh, scale)
+        else:
+            if lesson is not None and result is not None:
+                lesson_panel.present(result.step.number, result)
+                failed += [] if result.ok else [result]
+            choose()
+            assert out is not None
+            render_to_file(widget, out, wh, scale)
+    finally:
+        widget.close()
+        win.close()
+        app.processEvents()
+    for res in failed:
+        for c in res.failures:
+            print(f"tensor-explorer: warning: step {res.step.number}: {c.text} -- {c.detail}",
+                  file=sys.stderr)
+    return 1 if failed else 0

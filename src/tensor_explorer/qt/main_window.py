@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import html
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..core.lessons import is_lesson
 from ..core.loading import LoadError
+from ..core.preview import write_refusal
 from ..core.runner import ProgramError
 from ..core.sources import open_into
 from ..core.workspace import Workspace
@@ -26,6 +29,7 @@ from .code_panel import CodePanel
 from .console_panel import ConsolePanel
 from .graph_panel import GraphPanel
 from .inspector_panel import InspectorPanel
+from .lesson_panel import LessonPanel
 from .memory_panel import MemoryPanel
 from .run_controller import RunController
 from .values_panel import ValuesPanel
@@ -33,10 +37,11 @@ from .workers import Task
 from .workspace_panel import WorkspacePanel
 
 #: panel name -> (dock area, tab group) of the default layout
-PANELS = ("workspace", "build", "inspector", "values", "memory", "graph", "console", "code")
-OPENABLE = ("*.npy", "*.npz", "*.py")
+PANELS = ("lesson", "workspace", "build", "inspector", "values", "memory", "graph", "console",
+          "code")
+OPENABLE = ("*.npy", "*.npz", "*.py", "*.md")
 MAX_RECENT = 8
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2  # layouts saved before the lesson dock existed are not restored
 
 
 _DEFAULT_STATE: QtCore.QByteArray | None = None
@@ -62,6 +67,7 @@ def default_state() -> QtCore.QByteArray:
         tpl.addDockWidget(area.RightDockWidgetArea, docks["values"])
         tpl.splitDockWidget(docks["workspace"], docks["inspector"], QtCore.Qt.Orientation.Vertical)
         tpl.tabifyDockWidget(docks["workspace"], docks["build"])
+        tpl.tabifyDockWidget(docks["workspace"], docks["lesson"])
         tpl.tabifyDockWidget(docks["values"], docks["memory"])
         tpl.tabifyDockWidget(docks["values"], docks["graph"])
         tpl.addDockWidget(area.BottomDockWidgetArea, docks["console"])
@@ -73,29 +79,95 @@ def default_state() -> QtCore.QByteArray:
     return _DEFAULT_STATE
 
 
-class ValuesDock(QtWidgets.QWidget):
-    """Adapts the Values panel (which shows one value) to follow the workspace selection."""
+_LESSON_STATE: QtCore.QByteArray | None = None
 
-    def __init__(self, bridge: WorkspaceBridge, parent: QtWidgets.QWidget | None = None) -> None:
+
+def lesson_state() -> QtCore.QByteArray:
+    """The lesson layout: the lesson on the left (full height); the panels a step shows tabbed
+    on the right; code bar/output below them."""
+    global _LESSON_STATE
+    if _LESSON_STATE is None:
+        tpl = QtWidgets.QMainWindow()
+        tpl.setCentralWidget(None)
+        tpl.setDockNestingEnabled(True)
+        corner, area = QtCore.Qt.Corner, QtCore.Qt.DockWidgetArea
+        tpl.setCorner(corner.BottomLeftCorner, area.LeftDockWidgetArea)
+        tpl.setCorner(corner.TopLeftCorner, area.LeftDockWidgetArea)
+        docks = {}
+        for name in PANELS:
+            dock = QtWidgets.QDockWidget(name, tpl)
+            dock.setObjectName(f"dock-{name}")
+            docks[name] = dock
+        tpl.addDockWidget(area.LeftDockWidgetArea, docks["lesson"])
+        tpl.addDockWidget(area.RightDockWidgetArea, docks["values"])
+        for name in ("memory", "graph", "inspector", "workspace", "build", "code"):
+            tpl.tabifyDockWidget(docks["values"], docks[name])
+        tpl.addDockWidget(area.BottomDockWidgetArea, docks["console"])
+        docks["values"].raise_()
+        _LESSON_STATE = tpl.saveState(LAYOUT_VERSION)
+        tpl.deleteLater()
+    return _LESSON_STATE
+
+
+def literal(value: Any) -> str:
+    """Python source for a number typed into the Values table (NaN and infinities included)."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return "float('nan')" if math.isnan(value) else (
+            "float('inf')" if value > 0 else "-float('inf')")
+    return repr(value)
+
+
+class ValuesDock(QtWidgets.QWidget):
+    """Adapts the Values panel (which shows one value) to follow the workspace selection.
+
+    A cell edited in the table is written by a statement run through the runner
+    (``array[0, 0] = 99.0``), so it lands in the code history and every alias (a tensor from
+    ``torch.from_numpy``...) is reported changed to every panel.
+    """
+
+    def __init__(self, bridge: WorkspaceBridge, runner: RunController,
+                 parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ValuesDock")
         self.bridge = bridge
+        self.runner = runner
         self.panel = ValuesPanel()
+        self.panel.set_write_handler(self._write)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.panel)
-        bridge.selected.connect(lambda _n: self.refresh())
+        self._shown: str | None = None
+        bridge.selected.connect(lambda _n: self.show_selected())
         bridge.changed.connect(self._changed)
-        bridge.removed.connect(lambda _n: self.refresh())
-        self.refresh()
+        bridge.removed.connect(lambda _n: self.show_selected())
+        bridge.renamed.connect(lambda _o, _n: self.show_selected())
+        self.show_selected()
+
+    def _write(self, name: str | None, index: tuple[int, ...], new: Any) -> None:
+        if name is None or name not in self.bridge.workspace:
+            raise ValueError(self.tr("this value is not in the workspace"))
+        reason = write_refusal(self.bridge.workspace[name])
+        if reason:
+            raise ValueError(reason)
+        where = ", ".join(str(i) for i in index) if index else "()"
+        if not self.runner.run(f"{name}[{where}] = {literal(new)}", select=name):
+            raise ValueError(self.tr("a program is still running"))
 
     def _changed(self, name: str) -> None:
-        if name == self.bridge.workspace.selected:
-            self.refresh()
+        if name != self._shown:
+            return
+        value = self.bridge.workspace.get(name)
+        if value is self.panel.value():
+            self.panel.refresh()  # changed in place: keep the axes and slider positions
+        else:
+            self.panel.set_value(name, value)
 
-    def refresh(self) -> None:
+    def show_selected(self) -> None:
         ws = self.bridge.workspace
         name = ws.selected
+        self._shown = name
         self.panel.set_value(name, ws.get(name) if name is not None else None)
 
 
@@ -159,7 +231,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if isinstance(geo, QtCore.QByteArray):
             self.restoreGeometry(geo)
         if isinstance(state, QtCore.QByteArray):
-            self._restored = self.restoreState(state, LAYOUT_VERSION)
+            self._restored = self.restore_layout_state(state)
 
     def save_layout(self) -> None:
         self._store("geometry", self.saveGeometry())
@@ -200,6 +272,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCorner(corner.BottomLeftCorner, dock_area.LeftDockWidgetArea)
         self.setCorner(corner.TopLeftCorner, dock_area.LeftDockWidgetArea)
         titles = {
+            "lesson": self.tr("Lesson"),
             "workspace": self.tr("Workspace"), "build": self.tr("Build"),
             "inspector": self.tr("Inspector"), "values": self.tr("Values"),
             "memory": self.tr("Memory"), "graph": self.tr("Autograd graph"),
@@ -207,12 +280,13 @@ class MainWindow(QtWidgets.QMainWindow):
             "code": self.tr("Code"),
         }
         factories: dict[str, Callable[[], QtWidgets.QWidget]] = {
+            "lesson": lambda: LessonPanel(self.bridge, self.runner, self.show_panel),
             "workspace": lambda: WorkspacePanel(self.bridge, self.runner),
             "build": lambda: BuildPanel(self.bridge, self.runner),
             "inspector": lambda: InspectorPanel(self.bridge),
-            "values": lambda: ValuesDock(self.bridge),
+            "values": lambda: ValuesDock(self.bridge, self.runner),
             "memory": lambda: MemoryPanel(self.bridge),
-            "graph": lambda: GraphPanel(self.bridge),
+            "graph": lambda: GraphPanel(self.bridge, self.runner),
             "console": lambda: ConsolePanel(self.bridge, self.runner),
             "code": lambda: CodePanel(self.bridge),
         }
@@ -263,7 +337,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _build_actions(self) -> None:
         ks = QtGui.QKeySequence.StandardKey
         self.open_action = self._action(self.tr("&Open…"), self.open_dialog, ks.Open,
-                                        tip=self.tr("Open .npy, .npz or .py files"))
+                                        tip=self.tr("Open .npy, .npz, .py or lesson .md files"))
         self.save_script_action = self._action(self.tr("Save code as .py…"),
                                                self.panels["code"].save_dialog,
                                                "Ctrl+Shift+S")
@@ -364,7 +438,9 @@ class MainWindow(QtWidgets.QMainWindow):
         i18n.install(lang)
         self._store("language", lang)
         selected = self.workspace.selected
+        lesson = self.panels["lesson"].state()
         self._build_ui()
+        self.panels["lesson"].restore(lesson)
         if selected is not None and selected in self.workspace:
             self.workspace.selected = selected
         self._update_status()
@@ -378,6 +454,50 @@ class MainWindow(QtWidgets.QMainWindow):
         self.docks.clear()
         self._build_ui()
 
+    # -- lessons -------------------------------------------------------------------------------
+
+    def show_panel(self, name: str) -> None:
+        """Bring panel ``name`` to the front (a lesson step asks for its panel)."""
+        dock = self.docks.get(name)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
+    def restore_layout_state(self, state: QtCore.QByteArray) -> bool:
+        """``restoreState`` without the stray tab bars Qt 6 leaves behind when docks that were
+        already tabbed are rearranged: a tab bar whose tabs do not match a current tab group is
+        hidden."""
+        ok = self.restoreState(state, LAYOUT_VERSION)
+        by_title = {d.windowTitle(): d for d in self.docks.values()}
+        for bar in self.findChildren(QtWidgets.QTabBar):
+            if bar.parent() is not self or not bar.isVisibleTo(self):
+                continue
+            dock = by_title.get(bar.tabText(bar.currentIndex()))
+            group = 1 + len(self.tabifiedDockWidgets(dock)) if dock is not None else -1
+            if dock is None or dock.isFloating() or group != bar.count():
+                bar.hide()
+        return ok
+
+    def use_lesson_layout(self) -> None:
+        """Lesson on the left, the other panels tabbed on the right (the projector layout)."""
+        self.restore_layout_state(lesson_state())
+        w, h = max(self.width(), 800), max(self.height(), 500)
+        self.resizeDocks([self.docks["lesson"], self.docks["values"]],
+                         [int(w * 0.36), int(w * 0.64)], QtCore.Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["values"], self.docks["console"]],
+                         [int(h * 0.8), int(h * 0.2)], QtCore.Qt.Orientation.Vertical)
+        self._sized = True
+
+    def open_lesson(self, source: str) -> None:
+        """Open a lesson (file or shipped name) in the lesson dock and run its first step."""
+        panel = self.panels["lesson"]
+        assert isinstance(panel, LessonPanel)
+        if panel.open_lesson(source):
+            self.use_lesson_layout()
+            self.show_panel("lesson")
+            if Path(source).is_file():
+                self._remember_file(str(Path(source).resolve()))
+
     # -- opening -------------------------------------------------------------------------------
 
     def open_dialog(self) -> None:
@@ -390,6 +510,9 @@ class MainWindow(QtWidgets.QMainWindow):
     def open_paths(self, paths: Sequence[str]) -> None:
         """Open files: arrays load in the background, programs run through the runner."""
         for path in paths:
+            if is_lesson(path):
+                self.open_lesson(path)
+                continue
             if Path(path).suffix.lower() == ".py":
                 self._open_program(path)
             else:
