@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import os
 import textwrap
 import threading
 from collections.abc import Iterator
@@ -138,6 +139,8 @@ class Workspace:
         self.last_output = ""
         self.last_notes: tuple[str, ...] = ()
         self.last_result: str | None = None
+        #: notes from opening a session file (values not saved, CUDA values opened on the CPU)
+        self.session_notes: tuple[str, ...] = ()
 
     # -- mapping -------------------------------------------------------------------------------
 
@@ -221,6 +224,44 @@ class Workspace:
         if self._selected == old:
             self._selected = new
             self.events.selected.emit(new)
+
+    def clear(self) -> None:
+        """Forget every value, the history and the selection; emit ``removed`` for each name
+        (in order) and ``selected(None)`` when something was selected."""
+        with self._exclusive():
+            names = self.names()
+            for name in names:
+                del self._ns[name]
+            self._runner.invalidate()
+            self._runner.functions.clear()
+            self._history.clear()
+            self._origins.clear()
+            self.session_notes = ()
+        for name in names:
+            self.events.removed.emit(name)
+        if self._selected is not None:
+            self._selected = None
+            self.events.selected.emit(None)
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the whole workspace (values, names, order, ``requires_grad``, ``.grad``,
+        history, origins, selection, and which values share memory) to the session file
+        ``path``, atomically. See :mod:`tensor_explorer.core.session`."""
+        from .session import save_session
+
+        with self._exclusive():
+            save_session(self, path)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Workspace:
+        """A new workspace from the session file ``path``. Nothing is unpickled; a corrupt or
+        hostile file raises :class:`~tensor_explorer.core.loading.LoadError`. Notes (values
+        that were not saved, CUDA values opened on the CPU) are in ``session_notes``."""
+        from .session import open_session
+
+        return open_session(path)
 
     # -- selection -----------------------------------------------------------------------------
 

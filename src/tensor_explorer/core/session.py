@@ -1,0 +1,1230 @@
+"""Session files: a whole workspace in one file, opened without running or unpickling anything.
+
+A session file is a zip archive with two kinds of members:
+
+- ``manifest.json`` (deflated): everything but the bytes of tensors and arrays: the format name
+  and version, the byte order of the machine that wrote it, the *allocations* (one per distinct
+  memory block: device and size), the *values* in workspace order, the history
+  (:class:`~tensor_explorer.core.workspace.Record`), the origins, the selection and notes;
+- ``data/<i>.bin`` (stored, not compressed): the raw bytes of allocation ``i``, exactly
+  ``nbytes`` of them.
+
+Each distinct allocation is written **once**. A tensor is written as (allocation, storage range
+inside it, dtype, shape, stride, storage offset); an array as (allocation, dtype with byte
+order, shape, byte strides, byte offset of element 0). Blocks whose address ranges intersect
+(a NumPy array and ``torch.from_numpy`` of it or of a slice of it, views, ``expand``...) are
+merged into one allocation, so values that shared memory before saving share one buffer after
+opening, a NumPy array and a tensor included.
+
+Why raw bytes rather than ``torch.save``: opening a session must never unpickle anything.
+``torch.load(weights_only=True)`` is a *restricted* unpickler; raw bytes read with ``readinto``
+into a fresh buffer involve no unpickler at all, take one copy instead of two, and let us check
+every size before reading. Data never leaves the byte buffer except through ``Tensor.set_``
+and ``np.ndarray(buffer=...)`` after the manifest was validated against those very sizes.
+
+Other values: plain data (``int``/``float``/``complex``/``str``/``bool``/``None``, lists, tuples
+and dicts of those, NumPy scalars, ``torch.dtype``/``torch.device``/``torch.Size``) is written
+as tagged JSON, bit-exactly (floats as their IEEE bytes). Functions (``def``, ``lambda``) and
+``nn.Module`` values are written as a *recipe*: the statement that made them, taken from the
+history, replayed on opening through the restricted runner (the same policy as a lesson), then
+a module's parameters and buffers (and their ``.grad``) are pointed at the saved bytes. What
+cannot be saved either way is listed as *not saved* with a note, and opening says so.
+
+Opening (:func:`open_session`) validates the whole manifest (types, ranges, dtype names from an
+allowlist, shapes, strides and offsets within their storage, storages within their allocation,
+member sizes against the allocations, total size against the memory there is) before it creates
+anything, and builds a *new* workspace: a corrupt or hostile file raises
+:class:`~tensor_explorer.core.loading.LoadError` and changes nothing.
+
+Saving can be split for background autosave: :func:`capture` (quick, on the thread that owns
+the workspace; copies small data) and :func:`write` (anywhere; atomic: temp file + rename).
+"""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import json
+import math
+import os
+import re
+import struct
+import sys
+import tempfile
+import types
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from .loading import LoadError, check_dtype
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "Snapshot",
+    "capture",
+    "is_session",
+    "open_session",
+    "save_session",
+    "write",
+]
+
+FORMAT = "tensor-explorer-session"
+VERSION = 1
+MANIFEST = "manifest.json"
+MAX_MANIFEST_BYTES = 64 << 20
+MAX_NDIM = 64
+MAX_DIM = 1 << 62
+MAX_VALUES = 100_000
+MAX_RECORDS = 1_000_000
+MAX_PLAIN_DEPTH = 32
+MAX_PLAIN_ITEMS = 1_000_000
+#: captures copy the bytes of CPU allocations up to this many bytes in all (see :func:`capture`)
+COPY_LIMIT = 256 << 20
+_CHUNK = 16 << 20
+_RECIPE_TIME_LIMIT = 10.0
+_RECIPE_MAX_CHARS = 100_000
+
+_TORCH_DTYPES: dict[str, torch.dtype] = {
+    name: getattr(torch, name)
+    for name in (
+        "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
+        "float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128",
+        "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+    )
+    if isinstance(getattr(torch, name, None), torch.dtype)
+}  # fmt: skip
+_NP_DTYPE = re.compile(r"^[<>|]?[biufc][0-9]{1,2}$")
+_RECORD_KINDS = frozenset({"run", "set", "delete", "rename"})
+_BINDINGS = frozenset({"assign", "def", "import", "for", "with", "set"})
+
+
+# ---------------------------------------------------------------------------------------------
+# capture
+
+
+@dataclass
+class _Region:
+    """A block of memory some values live in: ``[start, start + nbytes)`` on ``device``."""
+
+    device: str
+    start: int
+    nbytes: int
+    keep: Any  # holds the memory alive (storage, array owner)
+
+
+@dataclass
+class _Alloc:
+    device: str
+    start: int
+    nbytes: int
+    regions: list[_Region] = field(default_factory=list)
+
+
+@dataclass
+class Snapshot:
+    """A workspace captured for writing: the manifest and where each allocation's bytes are.
+
+    ``blocks[i]`` yields the bytes of allocation ``i`` in chunks. A snapshot made with copies
+    (the default for small workspaces) is independent of the workspace; otherwise it reads the
+    live memory when written (see :func:`capture`).
+    """
+
+    manifest: dict[str, Any]
+    blocks: list[Callable[[], Iterator[memoryview]]]
+    nbytes: int
+    copied: bool
+
+
+class _Capture:
+    def __init__(self) -> None:
+        self.regions: list[_Region] = []
+        self.notes: list[str] = []
+
+    # Each tensor/array entry refers to its region by index for now; ``finish`` turns region
+    # indices into allocation ids and byte positions.
+    def tensor(self, t: torch.Tensor, *, grad: bool = True) -> dict[str, Any] | None:
+        if t.layout != torch.strided or t.is_quantized:
+            return None
+        name = str(t.dtype).removeprefix("torch.")
+        if name not in _TORCH_DTYPES:
+            return None
+        entry: dict[str, Any] = {
+            "kind": "tensor",
+            "dtype": name,
+            "shape": list(t.shape),
+            "stride": list(t.stride()),
+            "offset": int(t.storage_offset()),
+            "device": str(t.device),
+            "requires_grad": bool(t.requires_grad),
+            "is_leaf": bool(t.is_leaf),
+            "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+            "region": None,
+        }
+        if t.device.type != "meta" and t.numel() > 0:
+            storage = t.untyped_storage()
+            if storage.data_ptr() and storage.nbytes():
+                entry["region"] = self._region(
+                    str(t.device), storage.data_ptr(), storage.nbytes(), storage
+                )
+        if grad and (t.is_leaf or t.retains_grad) and t.grad is not None:
+            entry["grad"] = self.tensor(t.grad, grad=False)
+        return entry
+
+    def array(self, a: np.ndarray) -> dict[str, Any] | None:
+        from .memory import allocation
+
+        try:
+            check_dtype(a.dtype, "value")
+        except LoadError:
+            return None
+        entry: dict[str, Any] = {
+            "kind": "ndarray",
+            "dtype": a.dtype.str,
+            "shape": list(a.shape),
+            "strides": list(a.strides),
+            "offset": 0,
+            "writeable": bool(a.flags.writeable),
+            "region": None,
+        }
+        if a.size:
+            alloc = allocation(a)
+            if alloc.start:
+                owner: Any = a
+                while isinstance(owner, np.ndarray) and owner.base is not None:
+                    owner = owner.base
+                entry["region"] = self._region("cpu", alloc.start, alloc.nbytes, owner)
+                entry["offset"] = int(alloc.offset_bytes)
+        return entry
+
+    def _region(self, device: str, start: int, nbytes: int, keep: Any) -> int:
+        self.regions.append(_Region(device, int(start), int(nbytes), keep))
+        return len(self.regions) - 1
+
+    def allocations(self) -> tuple[list[_Alloc], dict[int, tuple[int, int]]]:
+        """Merge intersecting regions per device: allocations, and for each region index its
+        (allocation id, byte start within it)."""
+        by_device: dict[str, list[int]] = {}
+        for i, r in enumerate(self.regions):
+            by_device.setdefault(r.device, []).append(i)
+        allocs: list[_Alloc] = []
+        where: dict[int, tuple[int, int]] = {}
+        for device in sorted(by_device):
+            order = sorted(by_device[device], key=lambda i: self.regions[i].start)
+            current: _Alloc | None = None
+            members: list[int] = []
+            for i in order:
+                r = self.regions[i]
+                if current is not None and r.start < current.start + current.nbytes:
+                    end = max(current.start + current.nbytes, r.start + r.nbytes)
+                    current.nbytes = end - current.start
+                else:
+                    if current is not None:
+                        allocs.append(current)
+                    current = _Alloc(device, r.start, r.nbytes)
+                current.regions.append(r)
+                members.append(i)
+                where[i] = (len(allocs), r.start - current.start)
+            if current is not None:
+                allocs.append(current)
+        return allocs, where
+
+
+def _resolve(entry: Any, where: dict[int, tuple[int, int]], regions: list[_Region]) -> None:
+    """Replace region indices in ``entry`` (recursively) by allocation positions."""
+    if isinstance(entry, dict):
+        if entry.get("kind") in ("tensor", "ndarray"):
+            region = entry.pop("region")
+            if region is None:
+                entry["alloc"] = None
+            else:
+                alloc_id, start = where[region]
+                entry["alloc"] = alloc_id
+                if entry["kind"] == "tensor":
+                    entry["storage"] = [start, regions[region].nbytes]
+                else:
+                    entry["offset"] += start
+        for value in entry.values():
+            _resolve(value, where, regions)
+    elif isinstance(entry, list):
+        for value in entry:
+            _resolve(value, where, regions)
+
+
+def _cpu_chunks(start: int, nbytes: int) -> Iterator[memoryview]:
+    """The bytes at ``[start, start + nbytes)`` of this process, in chunks, without copying."""
+    pos = 0
+    while pos < nbytes:
+        n = min(_CHUNK, nbytes - pos)
+        yield memoryview((ctypes.c_char * n).from_address(start + pos)).cast("B")
+        pos += n
+
+
+def _host_bytes(alloc: _Alloc, copy: bool) -> Callable[[], Iterator[memoryview]]:
+    if alloc.device == "cpu" and not copy:
+        keep = [r.keep for r in alloc.regions]  # memory stays alive while the snapshot lives
+
+        def live() -> Iterator[memoryview]:
+            assert keep
+            yield from _cpu_chunks(alloc.start, alloc.nbytes)
+
+        return live
+    buf = np.empty(alloc.nbytes, dtype=np.uint8)
+    if alloc.device == "cpu":
+        pos = 0
+        for chunk in _cpu_chunks(alloc.start, alloc.nbytes):
+            buf[pos : pos + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
+            pos += len(chunk)
+    else:
+        for r in alloc.regions:
+            dev = torch.empty(0, dtype=torch.uint8, device=r.device).set_(r.keep)
+            lo = r.start - alloc.start
+            buf[lo : lo + r.nbytes] = dev.cpu().numpy()
+
+    def copied() -> Iterator[memoryview]:
+        for pos in range(0, len(buf), _CHUNK):
+            yield memoryview(buf[pos : pos + _CHUNK])
+
+    return copied
+
+
+def capture(ws: Workspace, *, copy_limit: int = COPY_LIMIT) -> Snapshot:
+    """Capture ``ws`` for :func:`write`. Call it on the thread that changes the workspace.
+
+    When the CPU allocations add up to at most ``copy_limit`` bytes their bytes are copied now,
+    so the snapshot can be written on another thread while the workspace goes on changing.
+    Above that (and always with ``copy_limit=0``) the snapshot keeps the memory alive and reads
+    it when written: the caller must not change those values meanwhile (an in-place write shows
+    up torn in the file; storage resizing must not happen). CUDA memory is always copied to the
+    host here.
+    """
+    if ws.running:
+        raise RuntimeError("a program is running in this workspace; capture it when idle")
+    return _capture(ws, copy_limit)
+
+
+def _capture(ws: Workspace, copy_limit: int) -> Snapshot:
+    cap = _Capture()
+    items = ws.items()
+    seen: dict[int, list[str]] = {}  # id of a tensor object -> reference to its first entry
+    values: list[dict[str, Any]] = []
+    for name, value in items:
+        entry = _value_entry(cap, ws, name, value, seen)
+        entry["name"] = name
+        values.append(entry)
+    allocs, where = cap.allocations()
+    for entry in values:
+        _resolve(entry, where, cap.regions)
+    cpu_bytes = sum(a.nbytes for a in allocs if a.device == "cpu")
+    copy = cpu_bytes <= copy_limit
+    blocks = [_host_bytes(a, copy) for a in allocs]
+    manifest = {
+        "format": FORMAT,
+        "version": VERSION,
+        "byteorder": sys.byteorder,
+        "torch": torch.__version__,
+        "allocations": [{"device": a.device, "nbytes": a.nbytes} for a in allocs],
+        "values": values,
+        "history": [_record_entry(r) for r in ws.history],
+        "origins": {n: _origin_entry(o) for n in ws.names() if (o := ws.origin(n)) is not None},
+        "selected": ws.selected,
+        "notes": cap.notes,
+    }
+    return Snapshot(manifest, blocks, sum(a.nbytes for a in allocs), copy)
+
+
+def _value_entry(
+    cap: _Capture, ws: Workspace, name: str, value: Any, seen: dict[int, list[str]]
+) -> dict[str, Any]:
+    if isinstance(value, torch.Tensor):
+        ref = seen.get(id(value))
+        if ref is not None:
+            return {"kind": "same", "ref": ref}
+        entry = cap.tensor(value)
+        if entry is None:
+            return _not_saved(value, f"a {value.layout} / {value.dtype} tensor has no byte form")
+        seen[id(value)] = ["value", name]
+        return entry
+    if isinstance(value, np.ndarray):
+        entry = cap.array(value)
+        if entry is None:
+            return _not_saved(value, f"an array of dtype {value.dtype} is not numeric")
+        return entry
+    try:
+        return {"kind": "plain", "value": _encode(value, 0, [0])}
+    except _Unsupported:
+        pass
+    origin = ws.origin(name)
+    recipe = _recipe(name, origin)
+    if isinstance(value, torch.nn.Module):
+        if recipe is None:
+            return _not_saved(value, "it was not made by a statement that can be run again")
+        params: dict[str, Any] = {}
+        for kind, named in (
+            ("param", value.named_parameters(remove_duplicate=False)),
+            ("buffer", value.named_buffers(remove_duplicate=False)),
+        ):
+            for key, t in named:
+                ref = seen.get(id(t))
+                if ref is not None:
+                    params[key] = {"kind": "same", "ref": ref}
+                    continue
+                entry = cap.tensor(t)
+                if entry is None:
+                    return _not_saved(value, f"its {kind} {key} has no byte form")
+                entry["role"] = kind
+                params[key] = entry
+                seen[id(t)] = ["state", name, key]
+        return {
+            "kind": "rebuilt",
+            "type": type(value).__name__,
+            "recipe": recipe,
+            "state": params,
+            "training": bool(value.training),
+        }
+    if isinstance(value, types.FunctionType) and recipe is not None:
+        return {"kind": "rebuilt", "type": "function", "recipe": recipe}
+    return _not_saved(value, "it is neither data nor made by a statement that can be run again")
+
+
+def _not_saved(value: Any, why: str) -> dict[str, Any]:
+    return {"kind": "not_saved", "type": type(value).__name__, "note": why}
+
+
+def _recipe(name: str, origin: Any) -> str | None:
+    """The statement that rebuilds ``name`` from the history, when there is one."""
+    if origin is None or origin.kind != "run":
+        return None
+    if origin.binding == "def" and origin.statement:
+        return str(origin.statement)
+    if origin.binding == "assign" and origin.call:
+        return f"{name} = ({origin.call})"
+    return None
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _encode(value: Any, depth: int, count: list[int]) -> list[Any]:
+    count[0] += 1
+    if depth > MAX_PLAIN_DEPTH or count[0] > MAX_PLAIN_ITEMS:
+        raise _Unsupported
+    if value is None:
+        return ["none"]
+    if isinstance(value, bool):
+        return ["bool", value]
+    if type(value) is int:
+        try:
+            return ["int", str(value)]
+        except ValueError:  # more digits than str() allows
+            raise _Unsupported from None
+    if type(value) is float:
+        return ["float", struct.pack("<d", value).hex()]
+    if type(value) is complex:
+        return ["complex", struct.pack("<dd", value.real, value.imag).hex()]
+    if type(value) is str:
+        return ["str", value]
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return ["npscalar", value.dtype.str, value.tobytes().hex()]
+    if isinstance(value, torch.dtype):
+        name = str(value).removeprefix("torch.")
+        if name in _TORCH_DTYPES:
+            return ["dtype", name]
+        raise _Unsupported
+    if isinstance(value, torch.device):
+        return ["device", str(value)]
+    if isinstance(value, torch.Size):
+        return ["size", [int(n) for n in value]]
+    if type(value) in (list, tuple):
+        tag = "list" if type(value) is list else "tuple"
+        return [tag, [_encode(v, depth + 1, count) for v in value]]
+    if type(value) is dict:
+        return ["dict", [[_encode(k, depth + 1, count), _encode(v, depth + 1, count)]
+                         for k, v in value.items()]]  # fmt: skip
+    raise _Unsupported
+
+
+def _record_entry(r: Any) -> dict[str, Any]:
+    return {
+        "kind": r.kind,
+        "source": r.source,
+        "line": r.line,
+        "device": r.device,
+        "bound": list(r.bound),
+        "changed": list(r.changed),
+        "deleted": list(r.deleted),
+        "made": dict(r.made),
+        "output": r.output,
+        "notes": list(r.notes),
+        "result": r.result,
+    }
+
+
+def _origin_entry(o: Any) -> dict[str, Any]:
+    return {
+        "kind": o.kind,
+        "statement": o.statement,
+        "call": o.call,
+        "function": o.function,
+        "contexts": list(o.contexts),
+        "grad_mode": o.grad_mode,
+        "device": o.device,
+        "line": o.line,
+        "binding": o.binding,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+
+def write(snapshot: Snapshot, path: str | os.PathLike[str]) -> None:
+    """Write ``snapshot`` to ``path`` atomically (a temporary file in the same folder, then a
+    rename): a crash while writing leaves the previous file as it was."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", allowZip64=True) as zf:
+            text = json.dumps(snapshot.manifest, ensure_ascii=False, allow_nan=False)
+            zf.writestr(MANIFEST, text.encode("utf-8"), compress_type=zipfile.ZIP_DEFLATED)
+            for i, block in enumerate(snapshot.blocks):
+                info = zipfile.ZipInfo(f"data/{i}.bin", date_time=(2020, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_STORED
+                info.file_size = snapshot.manifest["allocations"][i]["nbytes"]
+                with zf.open(info, "w", force_zip64=True) as out:
+                    for chunk in block():
+                        out.write(chunk)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_session(ws: Workspace, path: str | os.PathLike[str]) -> None:
+    """Write the whole workspace ``ws`` to the session file ``path`` (atomically), reading the
+    values' memory directly (no copy): nothing may change ``ws`` meanwhile."""
+    write(_capture(ws, 0), path)
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+
+
+class _Bad(Exception):
+    """A manifest problem; becomes a LoadError naming the file."""
+
+
+def _need(cond: bool, why: str) -> None:
+    if not cond:
+        raise _Bad(why)
+
+
+def _int(v: Any, what: str, lo: int = 0, hi: int = MAX_DIM) -> int:
+    _need(type(v) is int and lo <= v <= hi, f"{what} must be an integer from {lo} to {hi}")
+    return int(v)
+
+
+def _str(v: Any, what: str, *, optional: bool = False, limit: int = 10_000_000) -> str | None:
+    if optional and v is None:
+        return None
+    _need(type(v) is str and len(v) <= limit, f"{what} must be text")
+    return str(v)
+
+
+def _ints(v: Any, what: str, lo: int, hi: int = MAX_DIM) -> list[int]:
+    _need(type(v) is list and len(v) <= MAX_NDIM, f"{what} must be a list of at most "
+          f"{MAX_NDIM} integers")  # fmt: skip
+    return [_int(x, what, lo, hi) for x in v]
+
+
+def _names(v: Any, what: str) -> tuple[str, ...]:
+    _need(type(v) is list and all(type(x) is str for x in v), f"{what} must be a list of names")
+    return tuple(v)
+
+
+def _keys(d: Any, allowed: set[str], required: set[str], what: str) -> None:
+    _need(type(d) is dict, f"{what} must be an object")
+    extra = set(d) - allowed
+    _need(not extra, f"{what} has unknown fields {sorted(extra)}")
+    missing = required - set(d)
+    _need(not missing, f"{what} lacks {sorted(missing)}")
+
+
+@dataclass
+class _TensorSpec:
+    dtype: torch.dtype
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+    device: str
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None
+    alloc: int | None
+    storage: tuple[int, int] | None
+    grad: _TensorSpec | None
+    role: str | None
+
+
+@dataclass
+class _ArraySpec:
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+    writeable: bool
+    alloc: int | None
+
+
+_TENSOR_KEYS = {"kind", "dtype", "shape", "stride", "offset", "device", "requires_grad",
+                "is_leaf", "grad_fn", "alloc", "storage", "grad", "role", "name"}  # fmt: skip
+_DEVICE = re.compile(r"^(cpu|meta|cuda|cuda:\d{1,3}|mps|mps:0|xpu|xpu:\d{1,3})$")
+
+
+def _tensor_spec(e: Any, allocs: list[int], what: str) -> _TensorSpec:
+    _keys(e, _TENSOR_KEYS, {"kind", "dtype", "shape", "stride", "offset", "device", "alloc"}, what)
+    name = e["dtype"]
+    _need(type(name) is str and name in _TORCH_DTYPES, f"{what}: unknown tensor dtype {name!r}")
+    dtype = _TORCH_DTYPES[name]
+    shape = tuple(_ints(e["shape"], f"{what}: shape", 0))
+    stride = tuple(_ints(e["stride"], f"{what}: stride", 0))
+    _need(len(shape) == len(stride), f"{what}: shape and stride differ in length")
+    _need(math.prod(shape) < 1 << 63, f"{what}: shape {shape} has too many elements")
+    offset = _int(e["offset"], f"{what}: offset", 0)
+    device = e["device"]
+    _need(type(device) is str and bool(_DEVICE.match(device)), f"{what}: unknown device")
+    flags = {k: e.get(k, False) for k in ("requires_grad", "is_leaf")}
+    for k, v in flags.items():
+        _need(type(v) is bool, f"{what}: {k} must be true or false")
+    grad_fn = _str(e.get("grad_fn"), f"{what}: grad_fn", optional=True, limit=200)
+    role = _str(e.get("role"), f"{what}: role", optional=True, limit=20)
+    _need(role in (None, "param", "buffer"), f"{what}: unknown role")
+    itemsize = dtype.itemsize
+    alloc = e["alloc"]
+    storage = None
+    numel = math.prod(shape)
+    if alloc is None:
+        _need(numel == 0 or device == "meta", f"{what}: a tensor with elements needs its data")
+        _need(e.get("storage") is None, f"{what}: storage without allocation")
+    else:
+        alloc = _int(alloc, f"{what}: alloc", 0, len(allocs) - 1)
+        st = e.get("storage")
+        _need(type(st) is list and len(st) == 2, f"{what}: storage must be [start, nbytes]")
+        start = _int(st[0], f"{what}: storage start", 0)
+        size = _int(st[1], f"{what}: storage size", 1)
+        _need(start + size <= allocs[alloc], f"{what}: storage lies outside its allocation")
+        _need(numel > 0, f"{what}: a tensor without elements has no allocation")
+        last = offset + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
+        _need((last + 1) * itemsize <= size, f"{what}: elements lie outside their storage "
+              f"(offset, strides and shape reach byte {(last + 1) * itemsize}, storage has "
+              f"{size})")  # fmt: skip
+        storage = (start, size)
+        _need(device != "meta", f"{what}: a meta tensor has no data")
+    grad = None
+    if e.get("grad") is not None:
+        grad = _tensor_spec(e["grad"], allocs, f"{what}.grad")
+        _need(grad.shape == shape, f"{what}: .grad has another shape")
+        _need(grad.grad is None, f"{what}: .grad has a .grad")
+    return _TensorSpec(dtype, shape, stride, offset, device, flags["requires_grad"],
+                       flags["is_leaf"], grad_fn, alloc, storage, grad, role)  # fmt: skip
+
+
+def _array_spec(e: Any, allocs: list[int], what: str) -> _ArraySpec:
+    _keys(e, {"kind", "dtype", "shape", "strides", "offset", "writeable", "alloc", "name"},
+          {"kind", "dtype", "shape", "strides", "offset", "alloc"}, what)  # fmt: skip
+    d = e["dtype"]
+    _need(type(d) is str and bool(_NP_DTYPE.match(d)), f"{what}: unknown array dtype {d!r}")
+    try:
+        dtype = np.dtype(d)
+        check_dtype(dtype, what)
+    except (TypeError, ValueError):
+        raise _Bad(f"{what}: unknown array dtype {d!r}") from None
+    shape = tuple(_ints(e["shape"], f"{what}: shape", 0))
+    strides = tuple(_ints(e["strides"], f"{what}: strides", -MAX_DIM))
+    _need(len(shape) == len(strides), f"{what}: shape and strides differ in length")
+    _need(math.prod(shape) < 1 << 63, f"{what}: shape {shape} has too many elements")
+    offset = _int(e["offset"], f"{what}: offset", 0)
+    writeable = e.get("writeable", True)
+    _need(type(writeable) is bool, f"{what}: writeable must be true or false")
+    alloc = e["alloc"]
+    if alloc is None:
+        _need(math.prod(shape) == 0, f"{what}: an array with elements needs its data")
+    else:
+        alloc = _int(alloc, f"{what}: alloc", 0, len(allocs) - 1)
+        _need(math.prod(shape) > 0, f"{what}: an array without elements has no allocation")
+        lo = offset + sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)
+        hi = offset + sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0)
+        _need(lo >= 0 and hi + dtype.itemsize <= allocs[alloc],
+              f"{what}: elements lie outside their allocation")  # fmt: skip
+    return _ArraySpec(dtype, shape, strides, offset, writeable, alloc)
+
+
+def _check_plain(v: Any, depth: int, count: list[int]) -> None:
+    count[0] += 1
+    _need(depth <= MAX_PLAIN_DEPTH and count[0] <= MAX_PLAIN_ITEMS, "a plain value is too deep")
+    _need(type(v) is list and v and type(v[0]) is str, "a plain value is malformed")
+    tag, args = v[0], v[1:]
+    ok = {
+        "none": lambda: not args,
+        "bool": lambda: len(args) == 1 and type(args[0]) is bool,
+        "int": lambda: len(args) == 1 and type(args[0]) is str
+        and re.fullmatch(r"-?\d{1,4300}", args[0]) is not None,
+        "float": lambda: len(args) == 1 and type(args[0]) is str
+        and re.fullmatch(r"[0-9a-f]{16}", args[0]) is not None,
+        "complex": lambda: len(args) == 1 and type(args[0]) is str
+        and re.fullmatch(r"[0-9a-f]{32}", args[0]) is not None,
+        "str": lambda: len(args) == 1 and type(args[0]) is str,
+        "npscalar": lambda: len(args) == 2 and type(args[0]) is str
+        and bool(_NP_DTYPE.match(args[0])) and type(args[1]) is str
+        and re.fullmatch(r"([0-9a-f]{2}){1,32}", args[1]) is not None
+        and np.dtype(args[0]).itemsize * 2 == len(args[1]),
+        "dtype": lambda: len(args) == 1 and args[0] in _TORCH_DTYPES,
+        "device": lambda: len(args) == 1 and type(args[0]) is str
+        and bool(_DEVICE.match(args[0])),
+        "size": lambda: len(args) == 1 and type(args[0]) is list and len(args[0]) <= MAX_NDIM
+        and all(type(n) is int and 0 <= n < MAX_DIM for n in args[0]),
+        "list": lambda: len(args) == 1 and type(args[0]) is list,
+        "tuple": lambda: len(args) == 1 and type(args[0]) is list,
+        "dict": lambda: len(args) == 1 and type(args[0]) is list
+        and all(type(p) is list and len(p) == 2 for p in args[0]),
+    }.get(tag)
+    _need(ok is not None and bool(ok()), f"a plain value is malformed ({tag!r})")
+    if tag in ("list", "tuple"):
+        for item in args[0]:
+            _check_plain(item, depth + 1, count)
+    elif tag == "dict":
+        for k, item in args[0]:
+            _check_plain(k, depth + 1, count)
+            _check_plain(item, depth + 1, count)
+            _need(k[0] in ("none", "bool", "int", "float", "complex", "str", "tuple"),
+                  "a dict key is not hashable")  # fmt: skip
+
+
+def _decode(v: list[Any]) -> Any:
+    tag = v[0]
+    if tag == "none":
+        return None
+    if tag == "bool":
+        return v[1]
+    if tag == "int":
+        return int(v[1])
+    if tag == "float":
+        return struct.unpack("<d", bytes.fromhex(v[1]))[0]
+    if tag == "complex":
+        re_, im = struct.unpack("<dd", bytes.fromhex(v[1]))
+        return complex(re_, im)
+    if tag == "str":
+        return v[1]
+    if tag == "npscalar":
+        return np.frombuffer(bytes.fromhex(v[2]), dtype=np.dtype(v[1]))[0]
+    if tag == "dtype":
+        return _TORCH_DTYPES[v[1]]
+    if tag == "device":
+        return torch.device(v[1])
+    if tag == "size":
+        return torch.Size(v[1])
+    if tag == "list":
+        return [_decode(x) for x in v[1]]
+    if tag == "tuple":
+        return tuple(_decode(x) for x in v[1])
+    out = {}
+    for k, item in v[1]:
+        key = _decode(k)
+        try:
+            out[key] = _decode(item)
+        except TypeError:  # a tuple key holding a list
+            raise _Bad("a dict key is not hashable") from None
+    return out
+
+
+@dataclass
+class _Checked:
+    allocs: list[int]
+    devices: list[str]
+    values: list[tuple[str, str, Any]]  # (name, kind, spec)
+    history: list[Any]
+    origins: dict[str, Any]
+    selected: str | None
+    notes: list[str]
+
+
+def _validate(m: Any) -> _Checked:
+    from .workspace import Origin, Record, _check_name
+
+    _keys(m, {"format", "version", "byteorder", "torch", "allocations", "values", "history",
+              "origins", "selected", "notes"},
+          {"format", "version", "allocations", "values"}, "the manifest")  # fmt: skip
+    _need(m["format"] == FORMAT, "this is not a Tensor Explorer session")
+    _need(type(m["version"]) is int, "the session version must be an integer")
+    _need(m["version"] <= VERSION, f"the session was written by a newer version (format "
+          f"{m['version']}; this one reads up to {VERSION})")  # fmt: skip
+    _need(m.get("byteorder", sys.byteorder) == sys.byteorder,
+          f"the session was written on a {m.get('byteorder')}-endian machine")  # fmt: skip
+    raw_allocs = m["allocations"]
+    _need(type(raw_allocs) is list and len(raw_allocs) <= MAX_VALUES * 4, "bad allocations")
+    allocs: list[int] = []
+    devices: list[str] = []
+    for i, a in enumerate(raw_allocs):
+        _keys(a, {"device", "nbytes"}, {"device", "nbytes"}, f"allocation {i}")
+        _need(type(a["device"]) is str and bool(_DEVICE.match(a["device"])),
+              f"allocation {i}: unknown device")  # fmt: skip
+        allocs.append(_int(a["nbytes"], f"allocation {i}: size", 1))
+        devices.append(a["device"])
+    raw_values = m["values"]
+    _need(type(raw_values) is list and len(raw_values) <= MAX_VALUES, "bad values list")
+    values: list[tuple[str, str, Any]] = []
+    seen: set[str] = set()
+    for i, e in enumerate(raw_values):
+        _need(type(e) is dict and type(e.get("name")) is str, f"value {i} has no name")
+        name = e["name"]
+        try:
+            _check_name(name)
+        except ValueError as exc:
+            raise _Bad(f"value {i}: {exc}") from None
+        _need(name not in seen, f"the name {name!r} appears twice")
+        seen.add(name)
+        kind = e.get("kind")
+        what = f"value {name!r}"
+        spec: Any
+        if kind == "tensor":
+            spec = _tensor_spec(e, allocs, what)
+            _need(spec.role is None, f"{what}: unexpected role")
+        elif kind == "ndarray":
+            spec = _array_spec(e, allocs, what)
+        elif kind == "plain":
+            _keys(e, {"kind", "name", "value"}, {"value"}, what)
+            _check_plain(e["value"], 0, [0])
+            spec = e["value"]
+        elif kind == "same":
+            _keys(e, {"kind", "name", "ref"}, {"ref"}, what)
+            spec = _ref(e["ref"], what)
+        elif kind == "rebuilt":
+            _keys(e, {"kind", "name", "type", "recipe", "state", "training"},
+                  {"type", "recipe"}, what)  # fmt: skip
+            typ = _str(e["type"], f"{what}: type", limit=200)
+            recipe = _str(e["recipe"], f"{what}: recipe", limit=_RECIPE_MAX_CHARS)
+            state: dict[str, Any] = {}
+            raw_state = e.get("state", {})
+            _need(type(raw_state) is dict and len(raw_state) <= MAX_VALUES, f"{what}: bad state")
+            for key, s in raw_state.items():
+                _need(len(key) <= 1000, f"{what}: bad state key")
+                if type(s) is dict and s.get("kind") == "same":
+                    _keys(s, {"kind", "ref"}, {"ref"}, f"{what}[{key}]")
+                    state[key] = _ref(s["ref"], f"{what}[{key}]")
+                else:
+                    state[key] = _tensor_spec(s, allocs, f"{what}[{key}]")
+                    _need(state[key].role is not None, f"{what}[{key}]: missing role")
+            training = e.get("training", True)
+            _need(type(training) is bool, f"{what}: training must be true or false")
+            spec = (typ, recipe, state, training)
+        elif kind == "not_saved":
+            _keys(e, {"kind", "name", "type", "note"}, {"type", "note"}, what)
+            spec = (_str(e["type"], what, limit=200), _str(e["note"], what, limit=1000))
+        else:
+            raise _Bad(f"{what}: unknown kind {kind!r}")
+        values.append((name, kind, spec))
+    raw_history = m.get("history", [])
+    _need(type(raw_history) is list and len(raw_history) <= MAX_RECORDS, "bad history")
+    history = []
+    for i, r in enumerate(raw_history):
+        what = f"history record {i + 1}"
+        _keys(r, {"kind", "source", "line", "device", "bound", "changed", "deleted", "made",
+                  "output", "notes", "result"}, {"kind", "source"}, what)  # fmt: skip
+        _need(r["kind"] in _RECORD_KINDS, f"{what}: unknown kind")
+        made = r.get("made", {})
+        _need(type(made) is dict and all(type(v) is str for v in made.values()), f"{what}: made")
+        line = r.get("line")
+        _need(line is None or (type(line) is int and 0 <= line < 1 << 31), f"{what}: line")
+        device = _str(r.get("device"), what, optional=True, limit=100)
+        history.append(Record(
+            r["kind"], _str(r["source"], what) or "", line, device,
+            _names(r.get("bound", []), what), _names(r.get("changed", []), what),
+            _names(r.get("deleted", []), what), MappingProxyType(dict(made)),
+            _str(r.get("output", ""), what) or "", _names(r.get("notes", []), what),
+            _str(r.get("result"), what, optional=True),
+        ))  # fmt: skip
+    raw_origins = m.get("origins", {})
+    _need(type(raw_origins) is dict, "bad origins")
+    origins = {}
+    for name, o in raw_origins.items():
+        what = f"origin of {name!r}"
+        _need(name in seen, f"{what}: no such value")
+        _keys(o, {"kind", "statement", "call", "function", "contexts", "grad_mode", "device",
+                  "line", "binding"}, {"kind"}, what)  # fmt: skip
+        _need(o["kind"] in ("run", "set"), f"{what}: unknown kind")
+        binding = o.get("binding", "assign")
+        _need(binding in _BINDINGS, f"{what}: unknown binding")
+        line = o.get("line")
+        _need(line is None or (type(line) is int and 0 <= line < 1 << 31), f"{what}: line")
+        origins[name] = Origin(
+            name, o["kind"], _str(o.get("statement"), what, optional=True),
+            _str(o.get("call"), what, optional=True), _str(o.get("function"), what, optional=True),
+            _names(o.get("contexts", []), what), _str(o.get("grad_mode"), what, optional=True),
+            _str(o.get("device"), what, optional=True, limit=100), line, binding,
+        )  # fmt: skip
+    selected = m.get("selected")
+    _need(selected is None or type(selected) is str, "bad selection")
+    notes = m.get("notes", [])
+    _need(type(notes) is list and all(type(n) is str for n in notes), "bad notes")
+    return _Checked(allocs, devices, values, history, origins,
+                    selected if selected in seen else None, list(notes))  # fmt: skip
+
+
+def _ref(ref: Any, what: str) -> tuple[str, ...]:
+    _need(type(ref) is list and all(type(x) is str for x in ref)
+          and ((len(ref) == 2 and ref[0] == "value") or (len(ref) == 3 and ref[0] == "state")),
+          f"{what}: bad reference")  # fmt: skip
+    return tuple(ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# opening
+
+
+def is_session(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` looks like a session file (a zip whose first member is the manifest;
+    whether it is a *valid* session is for :func:`open_session` to say)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(30 + len(MANIFEST))
+    except OSError:
+        return False
+    return head[:4] == b"PK\x03\x04" and head[30:].startswith(MANIFEST.encode())
+
+
+def _available_memory() -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    from .loading import _memory_limit
+
+    return _memory_limit()
+
+
+def open_session(path: str | os.PathLike[str]) -> Workspace:
+    """Open the session file ``path`` as a new workspace; raise LoadError for a bad file.
+
+    Notes for the user (values not saved, CUDA values opened on the CPU, recipes that failed)
+    are in the new workspace's ``session_notes``.
+    """
+    p = Path(path)
+    label = p.name
+    try:
+        return _open(p)
+    except _Bad as exc:
+        raise LoadError(f"{label}: not a valid session file: {exc}") from None
+    except LoadError as exc:
+        raise LoadError(f"{label}: {exc}") from None
+    except zipfile.BadZipFile as exc:
+        raise LoadError(f"{label}: not a valid session file (a damaged zip archive: {exc})"
+                        ) from None  # fmt: skip
+    except FileNotFoundError:
+        raise LoadError(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise LoadError(f"{label}: is a folder, not a session file") from None
+    except PermissionError:
+        raise LoadError(f"{label}: permission denied") from None
+    except MemoryError:
+        raise LoadError(f"{label}: the session does not fit in memory") from None
+    except (OSError, EOFError, NotImplementedError, ValueError, RuntimeError, TypeError,
+            OverflowError, struct.error, UnicodeError, RecursionError) as exc:  # fmt: skip
+        raise LoadError(f"{label}: could not be read ({type(exc).__name__}: {exc})") from None
+
+
+def _open(p: Path) -> Workspace:
+    with zipfile.ZipFile(p) as zf:
+        infos = zf.infolist()
+        names = [i.filename for i in infos]
+        _need(len(set(names)) == len(names), "the archive holds a member twice")
+        by_name = {i.filename: i for i in infos}
+        _need(MANIFEST in by_name, "there is no manifest.json (is this a session file?)")
+        for info in infos:
+            _need(not info.flag_bits & 0x1, f"member {info.filename!r} is encrypted")
+            _need(info.filename == MANIFEST or re.fullmatch(r"data/\d{1,9}\.bin", info.filename)
+                  is not None, f"unexpected member {info.filename[:100]!r}")  # fmt: skip
+        info = by_name[MANIFEST]
+        _need(info.file_size <= MAX_MANIFEST_BYTES, "the manifest is too large")
+        with zf.open(info) as f:
+            raw = f.read(MAX_MANIFEST_BYTES + 1)
+        _need(len(raw) <= MAX_MANIFEST_BYTES, "the manifest is too large")
+        try:
+            manifest = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise _Bad(f"the manifest is not valid JSON ({exc})") from None
+        checked = _validate(manifest)
+        # every allocation's member must exist with exactly its size, and all must fit
+        for i, nbytes in enumerate(checked.allocs):
+            member = by_name.get(f"data/{i}.bin")
+            _need(member is not None, f"the data of allocation {i} is missing")
+            assert member is not None
+            _need(member.file_size == nbytes, f"the data of allocation {i} has "
+                  f"{member.file_size} bytes, not {nbytes}")  # fmt: skip
+            _need(member.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED),
+                  f"the data of allocation {i} uses an unsupported compression")  # fmt: skip
+        _need(len(infos) == len(checked.allocs) + 1, "the archive holds unexpected members")
+        total = sum(checked.allocs)
+        avail = _available_memory()
+        if total > avail:
+            raise LoadError(f"the session needs {total:,} bytes of memory; "
+                            f"only {avail:,} are available")  # fmt: skip
+        buffers = [_read_alloc(zf, by_name[f"data/{i}.bin"], n)
+                   for i, n in enumerate(checked.allocs)]  # fmt: skip
+    return _build(checked, buffers)
+
+
+def _no_constant(name: str) -> Any:
+    raise _Bad(f"the manifest holds {name}, which is not JSON")
+
+
+def _read_alloc(zf: zipfile.ZipFile, info: zipfile.ZipInfo, nbytes: int) -> torch.Tensor:
+    buf = torch.empty(nbytes, dtype=torch.uint8)
+    view = memoryview(buf.numpy())
+    got = 0
+    with zf.open(info) as f:
+        while got < nbytes:
+            n = f.readinto(view[got : got + _CHUNK])
+            if not n:
+                raise _Bad(f"the data of {info.filename} ends early")
+            got += n
+        _need(not f.read(1), f"{info.filename} holds more data than declared")
+    return buf
+
+
+class _Builder:
+    def __init__(self, checked: _Checked, buffers: list[torch.Tensor]) -> None:
+        self.c = checked
+        self.buffers = buffers
+        self.np_buffers = [b.numpy() for b in buffers]
+        self.storages: dict[tuple[int, int, int, str], Any] = {}
+        self.device_buffers: dict[tuple[int, str], torch.Tensor] = {}
+        self.notes: list[str] = list(checked.notes)
+        self.cuda_noted = False
+
+    def device_for(self, device: str) -> str:
+        if device.startswith("cuda"):
+            from .devices import check_device
+
+            try:
+                return check_device(device) or "cpu"
+            except ValueError:
+                if not self.cuda_noted:
+                    self.cuda_noted = True
+                    self.notes.append(f"values saved on {device} were opened on the CPU: "
+                                      "this machine has no such CUDA device")  # fmt: skip
+                return "cpu"
+        if device in ("cpu", "meta"):
+            return device
+        self.notes.append(f"values saved on {device} were opened on the CPU")
+        return "cpu"
+
+    def storage(self, alloc: int, start: int, size: int, device: str) -> Any:
+        key = (alloc, start, size, device)
+        found = self.storages.get(key)
+        if found is None:
+            if device == "cpu":
+                whole = start == 0 and size == len(self.np_buffers[alloc])
+                src = self.buffers[alloc] if whole else torch.from_numpy(
+                    self.np_buffers[alloc][start : start + size])  # fmt: skip
+                found = src.untyped_storage()
+            else:
+                full = self.device_buffers.get((alloc, device))
+                if full is None:
+                    full = self.device_buffers[(alloc, device)] = self.buffers[alloc].to(device)
+                found = (full[start : start + size].clone() if (start, size) !=
+                         (0, full.numel()) else full).untyped_storage()  # fmt: skip
+            self.storages[key] = found
+        return found
+
+    def tensor(self, spec: _TensorSpec, name: str) -> torch.Tensor:
+        device = self.device_for(spec.device)
+        if spec.alloc is None or spec.storage is None:
+            t = torch.empty_strided(spec.shape, spec.stride, dtype=spec.dtype, device=device)
+        else:
+            storage = self.storage(spec.alloc, *spec.storage, device)
+            t = torch.empty(0, dtype=spec.dtype, device=device)
+            t.set_(storage, spec.offset, spec.shape, spec.stride)
+        if spec.requires_grad:
+            if spec.is_leaf:
+                if spec.dtype.is_floating_point or spec.dtype.is_complex:
+                    t.requires_grad_(True)
+            else:
+                self.notes.append(
+                    f"{name} was computed with autograd ({spec.grad_fn or 'a graph'}); it opens "
+                    "as a plain tensor without its graph (run the saved code again to rebuild "
+                    "the graph)"
+                )
+        if spec.grad is not None:
+            g = self.tensor(spec.grad, f"{name}.grad")
+            _need(g.dtype == t.dtype and g.device == t.device, f"{name}: .grad does not match")
+            t.grad = g
+        return t
+
+    def array(self, spec: _ArraySpec) -> np.ndarray:
+        if spec.alloc is None:
+            return np.zeros(spec.shape, dtype=spec.dtype)
+        a = np.ndarray(spec.shape, dtype=spec.dtype, buffer=self.np_buffers[spec.alloc],
+                       offset=spec.offset, strides=spec.strides)  # fmt: skip
+        if not spec.writeable:
+            a.flags.writeable = False
+        return a
+
+
+def _build(c: _Checked, buffers: list[torch.Tensor]) -> Workspace:
+    from .runner import ProgramError, is_hidden
+    from .workspace import Workspace
+
+    b = _Builder(c, buffers)
+    built: dict[str, Any] = {}
+    order = [name for name, _, _ in c.values]
+    missing: list[str] = []
+    for name, kind, spec in c.values:
+        if kind == "tensor":
+            built[name] = b.tensor(spec, name)
+        elif kind == "ndarray":
+            built[name] = b.array(spec)
+        elif kind == "plain":
+            built[name] = _decode(spec)
+        elif kind == "not_saved":
+            typ, note = spec
+            b.notes.append(f"{name} (a {typ}) was not saved: {note}")
+            missing.append(name)
+    ws = Workspace()
+    ns = ws._ns
+    ns.update(built)
+    # functions and modules: replay the statement that made them through the restricted runner
+    modules: dict[str, torch.nn.Module] = {}
+    for name, kind, spec in c.values:
+        if kind != "rebuilt":
+            continue
+        typ, recipe, state, training = spec
+        problem = _check_recipe(recipe, name)
+        value = None
+        if problem is None:
+            try:
+                with torch.random.fork_rng(devices=[]):
+                    ws.run(recipe, time_limit=_RECIPE_TIME_LIMIT)
+                value = ns.get(name)
+            except ProgramError as exc:
+                problem = f"running its statement again failed ({exc.headline})"
+        if problem is None and typ == "function":
+            if not isinstance(value, types.FunctionType):
+                problem = "its statement did not make a function"
+        elif problem is None:
+            problem = _restore_module(
+                b, name, value, typ, state, training, {**built, **modules}
+            )
+            if problem is None:
+                modules[name] = value
+        if problem is not None:
+            b.notes.append(f"{name} (a {typ}) could not be rebuilt: {problem}")
+            ns.pop(name, None)
+            missing.append(name)
+    # the same tensor object under several names
+    for name, kind, spec in c.values:
+        if kind == "same":
+            target = _follow(spec, built, modules)
+            if target is None:
+                b.notes.append(f"{name} refers to a value that could not be opened")
+                missing.append(name)
+            else:
+                ns[name] = target
+    # names in their saved order, after the hidden ones
+    hidden = {k: v for k, v in ns.items() if is_hidden(k, v)}
+    user = {k: ns[k] for k in order if k in ns}
+    ns.clear()
+    ns.update(hidden)
+    ns.update(user)
+    ws._runner.invalidate()
+    ws._history = list(c.history)
+    ws._origins = {k: v for k, v in c.origins.items() if k in user}
+    ws._selected = c.selected if c.selected in user else None
+    ws.last_notes = ()
+    ws.last_output = ""
+    ws.session_notes = tuple(b.notes)
+    return ws
+
+
+def _check_recipe(recipe: str, name: str) -> str | None:
+    try:
+        tree = ast.parse(recipe)
+    except SyntaxError:
+        return "its statement is not valid Python"
+    if len(tree.body) != 1:
+        return "its recipe is not one statement"
+    stmt = tree.body[0]
+    if isinstance(stmt, ast.FunctionDef):
+        return None if stmt.name == name else "its recipe defines another name"
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name):  # fmt: skip
+        return None
+    return "its recipe does not bind it"
+
+
+def _restore_module(
+    b: _Builder,
+    name: str,
+    module: Any,
+    typ: str,
+    state: dict[str, Any],
+    training: bool,
+    built: dict[str, Any],
+) -> str | None:
+    """Point the parameters and buffers of ``module`` (just rebuilt by its recipe) at the
+    saved bytes; return why not, or None."""
+    if not isinstance(module, torch.nn.Module) or type(module).__name__ != typ:
+        return f"its statement made a {type(module).__name__}, not a {typ}"
+    tensors = dict(module.named_parameters(remove_duplicate=False))
+    buffers = dict(module.named_buffers(remove_duplicate=False))
+    if set(state) != set(tensors) | set(buffers):
+        return "its parameters and buffers are not the ones saved"
+    for key, spec in state.items():
+        current = tensors.get(key, buffers.get(key))
+        if isinstance(spec, tuple):  # the same tensor object as another value
+            saved = _follow(spec, built, {**built, name: module})
+            if saved is None:
+                return f"{key} refers to a value that could not be opened"
+            if saved is current:
+                continue
+        else:
+            if current is None or (spec.role == "param") != (key in tensors):
+                return f"{key} is not a {spec.role} of it"
+            saved = b.tensor(spec, f"{name}.{key}")
+        assert current is not None
+        if tuple(current.shape) != tuple(saved.shape) or current.dtype != saved.dtype:
+            return f"{key} has another shape or dtype than the one saved"
+        with torch.no_grad():
+            current.set_(saved.untyped_storage(), saved.storage_offset(), saved.shape,
+                         saved.stride())  # fmt: skip
+        if saved.device != current.device:
+            return f"{key} is on another device"
+        current.grad = saved.grad
+    module.train(training)
+    return None
+
+
+def _follow(ref: tuple[str, ...], built: dict[str, Any], modules: dict[str, Any]) -> Any:
+    if ref[0] == "value":
+        value = built.get(ref[1])
+        return value if isinstance(value, torch.Tensor) else None
+    module = modules.get(ref[1])
+    if module is None:
+        return None
+    found = dict(module.named_parameters(remove_duplicate=False))
+    found.update(module.named_buffers(remove_duplicate=False))
+    return found.get(ref[2])
