@@ -52,6 +52,7 @@ import struct
 import sys
 import tempfile
 import types
+import warnings
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -472,6 +473,7 @@ def _record_entry(r: Any) -> dict[str, Any]:
 
 def _origin_entry(o: Any) -> dict[str, Any]:
     return {
+        "name": o.name,
         "kind": o.kind,
         "statement": o.statement,
         "call": o.call,
@@ -861,15 +863,16 @@ def _validate(m: Any) -> _Checked:
     for name, o in raw_origins.items():
         what = f"origin of {name!r}"
         _need(name in seen, f"{what}: no such value")
-        _keys(o, {"kind", "statement", "call", "function", "contexts", "grad_mode", "device",
-                  "line", "binding"}, {"kind"}, what)  # fmt: skip
+        _keys(o, {"name", "kind", "statement", "call", "function", "contexts", "grad_mode",
+                  "device", "line", "binding"}, {"kind"}, what)  # fmt: skip
         _need(o["kind"] in ("run", "set"), f"{what}: unknown kind")
         binding = o.get("binding", "assign")
         _need(binding in _BINDINGS, f"{what}: unknown binding")
         line = o.get("line")
         _need(line is None or (type(line) is int and 0 <= line < 1 << 31), f"{what}: line")
         origins[name] = Origin(
-            name, o["kind"], _str(o.get("statement"), what, optional=True),
+            _str(o.get("name", name), what, limit=1000) or name, o["kind"],
+            _str(o.get("statement"), what, optional=True),
             _str(o.get("call"), what, optional=True), _str(o.get("function"), what, optional=True),
             _names(o.get("contexts", []), what), _str(o.get("grad_mode"), what, optional=True),
             _str(o.get("device"), what, optional=True, limit=100), line, binding,
@@ -1053,12 +1056,15 @@ class _Builder:
 
     def tensor(self, spec: _TensorSpec, name: str) -> torch.Tensor:
         device = self.device_for(spec.device)
-        if spec.alloc is None or spec.storage is None:
-            t = torch.empty_strided(spec.shape, spec.stride, dtype=spec.dtype, device=device)
-        else:
-            storage = self.storage(spec.alloc, *spec.storage, device)
-            t = torch.empty(0, dtype=spec.dtype, device=device)
-            t.set_(storage, spec.offset, spec.shape, spec.stride)
+        with warnings.catch_warnings():
+            # torch warns that complex32 is experimental each time one is made; we only copy it
+            warnings.filterwarnings("ignore", "ComplexHalf support is experimental")
+            if spec.alloc is None or spec.storage is None:
+                t = torch.empty_strided(spec.shape, spec.stride, dtype=spec.dtype, device=device)
+            else:
+                storage = self.storage(spec.alloc, *spec.storage, device)
+                t = torch.empty(0, dtype=spec.dtype, device=device)
+                t.set_(storage, spec.offset, spec.shape, spec.stride)
         if spec.requires_grad:
             if spec.is_leaf:
                 if spec.dtype.is_floating_point or spec.dtype.is_complex:
