@@ -124,7 +124,8 @@ def cmd_screenshot(ns: argparse.Namespace) -> int:
     try:
         return screenshot_main(ns.source, ns.out, panel=ns.panel, step=ns.step,
                                select=ns.select, size=ns.size, scale=ns.scale,
-                               theme_name=ns.theme, lang=ns.lang, all_steps=ns.all_steps)
+                               theme_name=ns.theme, lang=ns.lang, all_steps=ns.all_steps,
+                               presentation=ns.presentation)
     except (LoadError, ValueError, OSError) as exc:
         _error(str(exc))
         return 1
@@ -164,6 +165,8 @@ def _parser(sub: str) -> argparse.ArgumentParser:
         p.add_argument("--scale", type=float, default=1.0)
         p.add_argument("--theme", choices=("light", "dark"), default="light")
         p.add_argument("--lang", choices=("en", "zh"), default="en")
+        p.add_argument("--presentation", action="store_true",
+                       help="presentation mode: larger text and drawings, as on a projector")
     return p
 
 

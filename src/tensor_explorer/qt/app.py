@@ -128,7 +128,7 @@ def _event_loop_running() -> bool:
 def screenshot_main(source: str, out: str | None, panel: str = "window", step: int | None = None,
                     select: str | None = None, size: str | None = None, scale: float = 1.0,
                     theme_name: str = "light", lang: str = "en",
-                    all_steps: str | None = None) -> int:
+                    all_steps: str | None = None, presentation: bool = False) -> int:
     """``tensor-explorer screenshot``: render one panel (or the window) to PNG/SVG, headless.
 
     A lesson SOURCE (file or shipped name) runs steps 1..``step`` (default 1) and shows that
@@ -165,7 +165,7 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     elif all_steps is None:
         result = lessons.run_lesson(lesson, ws, upto=step or 1)[-1]
     win = MainWindow(ws, settings=None)
-    theme.state().apply(theme_name, scale=1.0)
+    theme.state().apply(theme_name, scale=theme.PRESENTATION_SCALE if presentation else 1.0)
     lesson_panel = win.panels["lesson"]
     if lesson is not None:
         lesson_panel.open_lesson(source, run=False)

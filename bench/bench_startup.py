@@ -1,0 +1,59 @@
+"""Start-up benchmark: time until the main window is shown, as a ratio to the bare import of
+torch + PySide6 + pyqtgraph measured in the same run (the unavoidable part).
+
+    .venv/bin/python bench/bench_startup.py [--repeat 5]
+
+Each run is a fresh process with QT_QPA_PLATFORM=offscreen. The app prints "window shown" from
+the first event-loop turn after ``show()`` (TENSOR_EXPLORER_QUIT_AFTER_MS makes it quit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BASELINE = "import torch, pyqtgraph\nfrom PySide6 import QtWidgets\n"
+
+
+def timed(args: list[str], env: dict[str, str], marker: str | None = None) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                            text=True)
+    assert proc.stdout is not None
+    if marker is None:
+        proc.wait()
+        return time.perf_counter() - t0
+    for line in proc.stdout:
+        if marker in line:
+            elapsed = time.perf_counter() - t0
+            proc.wait()
+            return elapsed
+    proc.wait()
+    raise RuntimeError(f"{args} never printed {marker!r}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TENSOR_EXPLORER_QUIT_AFTER_MS": "50",
+               "TENSOR_EXPLORER_SETTINGS": os.path.join(d, "s.ini"),
+               "TENSOR_EXPLORER_NO_DIALOGS": "1"}
+        base, app = [], []
+        for _ in range(args.repeat):  # interleaved, so both see the same machine load
+            base.append(timed([sys.executable, "-c", BASELINE], env))
+            app.append(timed([sys.executable, "-m", "tensor_explorer"], env, "window shown"))
+    b, a = statistics.median(base), statistics.median(app)
+    print(f"bare import of torch + PySide6 + pyqtgraph: {b:.2f} s (median of {args.repeat})")
+    print(f"tensor-explorer to a shown window (default lesson): {a:.2f} s")
+    print(f"ratio: {a / b:.2f}x baseline")
+
+
+if __name__ == "__main__":
+    main()
