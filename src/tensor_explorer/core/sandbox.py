@@ -35,8 +35,15 @@ this module, never through plain ``exec``. The policy, in the words the README u
    :class:`~tensor_explorer.core.runner.ProgramError` whose kind is ``"refused"``.
 10. **Stoppable**: every loop body, function body, lambda and comprehension step checks a stop
     flag, so ``Workspace.cancel()`` or a time limit stops a runaway program. A single long call
-    into C (one enormous tensor op, ``10**10**8``) cannot be interrupted, and memory use is not
-    limited: run untrusted programs with a time limit and expect them to be able to use RAM.
+    into C (one enormous tensor op, ``10**10**8``) cannot be interrupted.
+11. **Impossible requests are refused up front**: the tensor and array factories (``torch.zeros``,
+    ``ones``, ``empty``, ``full``, ``rand``, ``randn``, ``randint``, ``randperm``, ``arange``,
+    ``linspace``, ``logspace``, ``eye``, ``empty_strided``; ``np.zeros``/``ones``/``empty``/
+    ``full``/``arange``/``linspace``/``eye``, ``np.random.rand``/``randn``/``random``/``uniform``/
+    ``normal``/``randint``) compute the bytes asked for and raise ``MemoryError`` with a plain
+    message, before allocating, when that is more than 80% of the memory available now. Other
+    memory use (``x.repeat``, results of operations) is not limited beyond what the allocator
+    refuses: run untrusted programs with a time limit and expect them to be able to use RAM.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ import ast
 import builtins
 import functools
 import math
+import os
 import string
 import threading
 import types
@@ -525,9 +533,235 @@ def module_proxy(name: str) -> ModuleProxy:
         builder = _builders().get(name)
         if builder is None:
             raise refuse(f"module {name!r} is not available in the restricted runner")
-        proxy = ModuleProxy(name, builder())
+        proxy = ModuleProxy(name, _size_guarded(name, builder()))
         _PROXIES[name] = proxy
     return proxy
+
+
+# ----- requests that would exhaust memory -----------------------------------------------------
+#
+# A factory asked for more memory than there is would either fail late (after the allocator
+# over-commits and the zero-fill touches every page: swapping, then the OOM killer) or not at all.
+# The factories below compute the size they were asked for first and raise MemoryError with a
+# plain message when it exceeds 80% of the memory available now (``MemAvailable`` for the CPU,
+# free memory for a CUDA device). Requests under ``SIZE_CHECK_MIN`` bytes are not checked. Not
+# covered: methods of existing values (``x.repeat``, ``x.new_zeros``, ``expand().contiguous()``)
+# and results of operations (``a @ b``): those still fail in the allocator, with its message.
+
+SIZE_CHECK_MIN = 64 << 20
+#: a single request may take at most this share of the memory available now (the rest is for
+#: the app itself, previews, and the copies the next statements make)
+SIZE_CHECK_SHARE = 0.8
+
+
+def _dims(value: Any) -> list[int] | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | np.integer):
+        return [int(value)]
+    if isinstance(value, tuple | list | torch.Size) and all(
+        isinstance(n, int | np.integer) and not isinstance(n, bool) for n in value
+    ):
+        return [int(n) for n in value]
+    return None
+
+
+def _torch_shape(args: tuple[Any, ...], kwargs: dict[str, Any], first: int = 0) -> list[int] | None:
+    if "size" in kwargs:
+        return _dims(kwargs["size"])
+    rest = args[first:]
+    if len(rest) == 1:
+        return _dims(rest[0])
+    if rest and all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in rest):
+        return [int(n) for n in rest]
+    return None
+
+
+def _count_range(start: Any, end: Any, step: Any) -> int | None:
+    try:
+        span = (float(end) - float(start)) / float(step)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return max(0, math.ceil(span)) if math.isfinite(span) else None
+
+
+def _arange_count(*args: Any, **kwargs: Any) -> int | None:
+    start, end, step = 0, None, 1
+    if len(args) == 1:
+        end = args[0]
+    elif len(args) == 2:
+        start, end = args
+    elif len(args) >= 3:
+        start, end, step = args[:3]
+    start = kwargs.get("start", start)
+    end = kwargs.get("end", kwargs.get("stop", end))
+    step = kwargs.get("step", step)
+    return None if end is None else _count_range(start, end, step)
+
+
+def _torch_itemsize(kwargs: dict[str, Any], default: torch.dtype | None = None) -> int:
+    dtype = kwargs.get("dtype")
+    if isinstance(dtype, torch.dtype):
+        return dtype.itemsize
+    return (default or torch.get_default_dtype()).itemsize
+
+
+def _np_itemsize(kwargs: dict[str, Any], args: tuple[Any, ...] = (), pos: int = 1) -> int:
+    dtype = kwargs.get("dtype", args[pos] if len(args) > pos else None)
+    try:
+        return int(np.dtype(dtype).itemsize) if dtype is not None else 8
+    except (TypeError, ValueError):
+        return 8
+
+
+def _elements(shape: list[int] | None) -> int | None:
+    if shape is None or any(n < 0 for n in shape):
+        return None
+    return math.prod(shape)
+
+
+def _t(count: Callable[..., int | None], default: torch.dtype | None = None) -> Callable[..., Any]:
+    def size(*args: Any, **kwargs: Any) -> tuple[int | None, Any]:
+        n = count(*args, **kwargs)
+        return (None if n is None else n * _torch_itemsize(kwargs, default)), kwargs.get("device")
+
+    return size
+
+
+def _n(count: Callable[..., int | None], dtype_pos: int | None = None) -> Callable[..., Any]:
+    def size(*args: Any, **kwargs: Any) -> tuple[int | None, Any]:
+        n = count(*args, **kwargs)
+        item = _np_itemsize(kwargs, args, dtype_pos) if dtype_pos is not None else 8
+        return (None if n is None else n * item), "cpu"
+
+    return size
+
+
+def _randint_shape(*args: Any, **kwargs: Any) -> int | None:
+    if "size" in kwargs:
+        return _elements(_dims(kwargs["size"]))
+    seqs = [a for a in args if isinstance(a, tuple | list | torch.Size)]
+    return _elements(_dims(seqs[-1])) if seqs else None
+
+
+def _np_size_at(pos: int) -> Callable[..., int | None]:
+    def count(*args: Any, **kwargs: Any) -> int | None:
+        size = kwargs.get("size", args[pos] if len(args) > pos else None)
+        return None if size is None else _elements(_dims(size))
+
+    return count
+
+
+def _strided_extent(*args: Any, **kwargs: Any) -> int | None:
+    size = _dims(kwargs.get("size", args[0] if args else None))
+    stride = _dims(kwargs.get("stride", args[1] if len(args) > 1 else None))
+    if size is None or stride is None or len(size) != len(stride) or 0 in size:
+        return 0 if size is not None and 0 in size else None
+    return 1 + sum((n - 1) * abs(st) for n, st in zip(size, stride, strict=True))
+
+
+_TORCH_SIZED: dict[str, Callable[..., Any]] = {
+    **{name: _t(lambda *a, **k: _elements(_torch_shape(a, k)))
+       for name in ("zeros", "ones", "empty", "rand", "randn")},
+    "full": _t(lambda *a, **k: _elements(_dims(k.get("size", a[0] if a else None)))),
+    "randint": _t(_randint_shape, torch.int64),
+    "randperm": _t(lambda *a, **k: _elements(_dims(k.get("n", a[0] if a else None))),
+                   torch.int64),
+    "arange": _t(_arange_count, torch.int64),
+    "linspace": _t(lambda *a, **k: _elements(_dims(k.get("steps", a[2] if len(a) > 2 else None)))),
+    "logspace": _t(lambda *a, **k: _elements(_dims(k.get("steps", a[2] if len(a) > 2 else None)))),
+    "eye": _t(lambda *a, **k: _elements([k.get("n", a[0] if a else 0),
+                                          k.get("m", a[1] if len(a) > 1 else
+                                                k.get("n", a[0] if a else 0))])),
+    "empty_strided": _t(_strided_extent),
+}  # fmt: skip
+_NUMPY_SIZED: dict[str, Callable[..., Any]] = {
+    **{name: _n(lambda *a, **k: _elements(_dims(k.get("shape", a[0] if a else None))), 1)
+       for name in ("zeros", "ones", "empty")},
+    "full": _n(lambda *a, **k: _elements(_dims(k.get("shape", a[0] if a else None))), 2),
+    "arange": _n(_arange_count),
+    "linspace": _n(lambda *a, **k: _elements(_dims(k.get("num", a[2] if len(a) > 2 else 50)))),
+    "eye": _n(lambda *a, **k: _elements([k.get("N", a[0] if a else 0),
+                                         k.get("M", a[1] if len(a) > 1 else None)
+                                         or k.get("N", a[0] if a else 0)]), 3),
+}  # fmt: skip
+_RANDOM_SIZED: dict[str, Callable[..., Any]] = {
+    "rand": _n(lambda *a, **k: _elements(_dims(list(a)))),
+    "randn": _n(lambda *a, **k: _elements(_dims(list(a)))),
+    "random": _n(_np_size_at(0)),
+    "random_sample": _n(_np_size_at(0)),
+    "uniform": _n(_np_size_at(2)),
+    "normal": _n(_np_size_at(2)),
+    "randint": _n(_np_size_at(2)),
+}
+_SIZED = {"torch": _TORCH_SIZED, "numpy": _NUMPY_SIZED, "numpy.random": _RANDOM_SIZED}
+
+
+def available_memory(device: Any = None) -> int | None:
+    """Bytes that can be allocated now on ``device`` (None: unknown, or no limit applies)."""
+    dev = torch.device(device) if device is not None else torch.get_default_device()
+    if dev.type == "cuda":
+        try:
+            return int(torch.cuda.mem_get_info(dev)[0])
+        except (RuntimeError, AssertionError, ValueError):
+            return None
+    if dev.type != "cpu":
+        return None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
+
+
+def check_request(what: str, nbytes: int | None, device: Any = None) -> None:
+    """Raise MemoryError, before allocating, when ``nbytes`` exceed the memory available."""
+    if nbytes is None or nbytes < SIZE_CHECK_MIN:
+        return
+    try:
+        dev = torch.device(device) if device is not None else torch.get_default_device()
+        if dev.type not in ("cpu", "cuda"):  # meta: no memory; others: not measured
+            return
+        free = available_memory(dev)
+    except (RuntimeError, TypeError, ValueError):
+        return
+    if free is not None and nbytes > free * SIZE_CHECK_SHARE:
+        where = "" if dev.type == "cpu" else f" on {dev}"
+        raise MemoryError(
+            f"{what} was refused before allocating: it needs {_gib(nbytes)}{where} and only "
+            f"{_gib(free)} of memory is available now. Use a smaller shape (or a smaller dtype)."
+        )
+
+
+def _sized_factory(label: str, fn: Callable[..., Any], size: Callable[..., Any]) -> Any:
+    @functools.wraps(fn)
+    def factory(*args: Any, **kwargs: Any) -> Any:
+        try:
+            nbytes, device = size(*args, **kwargs)
+        except (TypeError, ValueError, OverflowError, IndexError):
+            nbytes, device = None, None
+        check_request(label, nbytes, device)
+        return fn(*args, **kwargs)
+
+    return factory
+
+
+def _size_guarded(module: str, members: dict[str, Any]) -> dict[str, Any]:
+    for name, size in _SIZED.get(module, {}).items():
+        if name in members:
+            short = {"torch": "torch", "numpy": "np", "numpy.random": "np.random"}[module]
+            members[name] = _sized_factory(f"{short}.{name}", members[name], size)
+    return members
 
 
 def prebound() -> dict[str, ModuleProxy]:
