@@ -501,3 +501,28 @@ def test_not_a_session(tmp_path: Path) -> None:
         Workspace.open(tmp_path / "missing.txs")
     with pytest.raises(LoadError, match="folder"):
         Workspace.open(tmp_path)
+
+
+def test_load_session_replaces_contents_atomically(saved: Path, tmp_path: Path) -> None:
+    from tensor_explorer.core.sources import open_into
+
+    ws = Workspace()
+    ws.run("old = torch.zeros(2)\ndef f(u):\n    return u + 1")
+    events: list[tuple[str, object]] = []
+    ws.events.removed.connect(lambda n: events.append(("removed", n)))
+    ws.events.added.connect(lambda n: events.append(("added", n)))
+    bad = tmp_path / "bad.txs"
+    bad.write_bytes(saved.read_bytes()[:-20])
+    with pytest.raises(LoadError):
+        ws.load_session(bad)
+    assert ws.names() == ["old", "f"] and not events  # nothing changed
+    names = open_into(ws, saved)
+    assert names == ["x", "v", "n"] == ws.names()
+    assert ("removed", "old") in events and ("added", "v") in events
+    assert torch.equal(ws["v"], ws["x"][:, 1])
+    ws.run("y = x.sum()\ndef g(u):\n    return u * y")  # the workspace goes on working
+    ws.save(saved)
+    other = Workspace()
+    other.load_session(saved)
+    other.run("y = torch.tensor(2.0)")
+    assert other["g"](3).item() == 6.0  # g's globals are this workspace's values

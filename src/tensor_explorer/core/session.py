@@ -920,8 +920,12 @@ def _available_memory() -> int:
     return _memory_limit()
 
 
-def open_session(path: str | os.PathLike[str]) -> Workspace:
+def open_session(path: str | os.PathLike[str], into: Workspace | None = None) -> Workspace:
     """Open the session file ``path`` as a new workspace; raise LoadError for a bad file.
+
+    With ``into``, the session replaces the contents of that workspace instead (its events
+    fire: ``removed`` for what it had, ``added`` for what the session holds); everything that
+    can fail with LoadError happens before ``into`` is touched.
 
     Notes for the user (values not saved, CUDA values opened on the CPU, recipes that failed)
     are in the new workspace's ``session_notes``.
@@ -929,7 +933,7 @@ def open_session(path: str | os.PathLike[str]) -> Workspace:
     p = Path(path)
     label = p.name
     try:
-        return _open(p)
+        return _open(p, into)
     except _Bad as exc:
         raise LoadError(f"{label}: not a valid session file: {exc}") from None
     except LoadError as exc:
@@ -950,7 +954,7 @@ def open_session(path: str | os.PathLike[str]) -> Workspace:
         raise LoadError(f"{label}: could not be read ({type(exc).__name__}: {exc})") from None
 
 
-def _open(p: Path) -> Workspace:
+def _open(p: Path, into: Workspace | None = None) -> Workspace:
     with zipfile.ZipFile(p) as zf:
         infos = zf.infolist()
         names = [i.filename for i in infos]
@@ -988,7 +992,7 @@ def _open(p: Path) -> Workspace:
                             f"only {avail:,} are available")  # fmt: skip
         buffers = [_read_alloc(zf, by_name[f"data/{i}.bin"], n)
                    for i, n in enumerate(checked.allocs)]  # fmt: skip
-    return _build(checked, buffers)
+    return _build(checked, buffers, into)
 
 
 def _no_constant(name: str) -> Any:
@@ -1091,7 +1095,7 @@ class _Builder:
         return a
 
 
-def _build(c: _Checked, buffers: list[torch.Tensor]) -> Workspace:
+def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = None) -> Workspace:
     from .runner import ProgramError, is_hidden
     from .workspace import Workspace
 
@@ -1110,7 +1114,9 @@ def _build(c: _Checked, buffers: list[torch.Tensor]) -> Workspace:
             typ, note = spec
             b.notes.append(f"{name} (a {typ}) was not saved: {note}")
             missing.append(name)
-    ws = Workspace()
+    ws = Workspace() if into is None else into
+    if into is not None:
+        into.clear()
     ns = ws._ns
     ns.update(built)
     # functions and modules: replay the statement that made them through the restricted runner
@@ -1128,13 +1134,18 @@ def _build(c: _Checked, buffers: list[torch.Tensor]) -> Workspace:
                 value = ns.get(name)
             except ProgramError as exc:
                 problem = f"running its statement again failed ({exc.headline})"
+            except RuntimeError as exc:  # e.g. a program is running in ``into``
+                problem = f"it could not be run again ({exc})"
         if problem is None and typ == "function":
             if not isinstance(value, types.FunctionType):
                 problem = "its statement did not make a function"
         elif problem is None:
-            problem = _restore_module(
-                b, name, value, typ, state, training, {**built, **modules}
-            )
+            try:
+                problem = _restore_module(
+                    b, name, value, typ, state, training, {**built, **modules}
+                )
+            except (RuntimeError, ValueError, TypeError, _Bad) as exc:
+                problem = f"its saved state does not fit it ({exc})"
             if problem is None:
                 modules[name] = value
         if problem is not None:
@@ -1163,6 +1174,11 @@ def _build(c: _Checked, buffers: list[torch.Tensor]) -> Workspace:
     ws.last_notes = ()
     ws.last_output = ""
     ws.session_notes = tuple(b.notes)
+    if into is not None:
+        for name in user:
+            ws.events.added.emit(name)
+        if ws._selected is not None:
+            ws.events.selected.emit(ws._selected)
     return ws
 
 

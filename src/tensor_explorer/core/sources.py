@@ -13,10 +13,13 @@ from pathlib import Path
 
 from .loading import LoadError, load_arrays, load_path
 from .runner import ProgramError
+from .session import is_session
 from .workspace import Workspace
 
 MAX_PROGRAM_BYTES = 1 << 20
-KINDS = (".npy", ".npz", ".py", ".md")
+#: the suffix the app gives session files
+SESSION_SUFFIX = ".txs"
+KINDS = (".npy", ".npz", ".py", ".md", SESSION_SUFFIX)
 
 
 def value_name(stem: str, taken: set[str] | None = None) -> str:
@@ -37,6 +40,7 @@ def open_into(
 ) -> list[str]:
     """Load ``path`` into ``ws``; return the names added or changed.
 
+    A session file (``.txs``, or any file that is one) *replaces* the workspace's contents.
     Raises :class:`LoadError` for a file that cannot be read (nothing in ``ws`` changes) and
     :class:`ProgramError` for a ``.py`` program that fails (statements before the failing one
     keep their effect, as in :meth:`Workspace.run`).
@@ -52,6 +56,8 @@ def open_into(
         return [n for n in results[0].names if n in ws] if results else []
     p = Path(path)
     suffix = p.suffix.lower()
+    if suffix == SESSION_SUFFIX or (suffix not in (".py", ".npy", ".npz") and is_session(p)):
+        return ws.load_session(p)  # replaces the workspace (LoadError: nothing changes)
     if suffix == ".py":
         try:
             size = p.stat().st_size
@@ -80,4 +86,4 @@ def open_into(
     return names
 
 
-__all__ = ["KINDS", "LoadError", "ProgramError", "open_into", "value_name"]
+__all__ = ["KINDS", "SESSION_SUFFIX", "LoadError", "ProgramError", "open_into", "value_name"]

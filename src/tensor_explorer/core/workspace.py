@@ -263,6 +263,18 @@ class Workspace:
 
         return open_session(path)
 
+    def load_session(self, path: str | os.PathLike[str]) -> list[str]:
+        """Replace this workspace's contents with the session file ``path``; return the names.
+
+        Atomic as far as the file goes: a corrupt or hostile file raises
+        :class:`~tensor_explorer.core.loading.LoadError` before anything here changes."""
+        from .session import open_session
+
+        if self.running:
+            raise RuntimeError("a program is running in this workspace; wait or cancel() it")
+        open_session(path, into=self)
+        return self.names()
+
     # -- selection -----------------------------------------------------------------------------
 
     @property
