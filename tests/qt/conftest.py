@@ -24,13 +24,17 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     if QtCore.QCoreApplication.instance() is not None:
         if i18n.current() != "en":
             i18n.install("en")
-        theme.state().apply("light", 1.0)
+        state = theme.state()
+        if state.theme.name != "light" or state.scale != 1.0:  # restyling every widget is slow
+            state.apply("light", 1.0)
         QtCore.QThreadPool.globalInstance().waitForDone(10_000)
 
 
 @pytest.fixture
-def make_window(qtbot: QtBot, tmp_path: Path) -> Callable[..., object]:
+def make_window(qtbot: QtBot, tmp_path: Path) -> Iterator[Callable[..., object]]:
     from tensor_explorer.qt.main_window import MainWindow
+
+    made: list[MainWindow] = []
 
     def make(ws: Workspace | None = None, remember: bool = False) -> MainWindow:
         settings = (
@@ -42,6 +46,10 @@ def make_window(qtbot: QtBot, tmp_path: Path) -> Callable[..., object]:
         )
         win = MainWindow(ws or Workspace(), settings=settings)
         qtbot.addWidget(win)
+        made.append(win)
         return win
 
-    return make
+    yield make
+    for win in made:  # no program may outlive its test
+        win.runner.stop()
+        win.runner.wait(5.0)
