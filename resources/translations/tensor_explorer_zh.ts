@@ -1152,9 +1152,14 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="75"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="529"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="552"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="67"/>
+        <source>Tensor Explorer did not close cleanly last time. Restore the values and history it had?</source>
+        <translation>Tensor Explorer 上次没有正常关闭。要恢复当时的值和历史吗？</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="83"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="555"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="578"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
@@ -1210,220 +1215,252 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/main_window.py" line="340"/>
-        <source>Open .npy, .npz, .py or lesson .md files</source>
-        <translation>打开 .npy、.npz、.py 或课程 .md 文件</translation>
+        <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
+        <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="341"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="342"/>
+        <source>&amp;Save session…</source>
+        <translation>保存会话(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="344"/>
+        <source>Save every value, its gradient and the history in one .txs file</source>
+        <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="346"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="344"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="349"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="346"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="351"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="347"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="352"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="348"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="353"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="349"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="354"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="350"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="352"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="357"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="357"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="369"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="376"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="382"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="379"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="391"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="395"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="401"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="396"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="612"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="402"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="638"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="398"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="616"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="404"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="642"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="399"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="405"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="505"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="505"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="542"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="518"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="525"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="530"/>
+        <source>Save session</source>
+        <translation>保存会话</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="518"/>
+        <source>Sessions (*.txs)</source>
+        <translation>会话 (*.txs)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="525"/>
+        <source>a program is still running</source>
+        <translation>仍有程序在运行</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="533"/>
+        <source>Saved {0}</source>
+        <translation>已保存 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="568"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="574"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="588"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="589"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="614"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="615"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="596"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="622"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="598"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="604"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="604"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="605"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="605"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="606"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="632"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="606"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="632"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="607"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="633"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="607"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="633"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="608"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="634"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="617"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="643"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="629"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="650"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="655"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="625"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="651"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="629"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="655"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="635"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="661"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>

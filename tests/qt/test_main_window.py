@@ -174,3 +174,19 @@ def test_table_edit_runs_as_a_statement_and_updates_aliases(qtbot: QtBot, make_w
 
     with pytest.raises(ValueError, match="grad"):
         values._write("w", (0,), 1.0)
+
+
+def test_save_and_open_a_session(qtbot: QtBot, make_window, tmp_path: Path) -> None:
+    win = make_window()
+    run(qtbot, win, "array = np.arange(4.0)\nshared = torch.from_numpy(array)")
+    path = tmp_path / "s.txs"
+    assert win.save_session(str(path))
+    other = make_window()
+    other.open_paths([str(path)])
+    qtbot.waitUntil(lambda: other.workspace.names() == ["array", "shared"], timeout=10_000)
+    other.workspace["array"][0] = 42.0  # still one buffer after opening
+    assert other.workspace["shared"][0] == 42.0
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert not win.save_session(str(blocker / "s.txs"))  # cannot write: a message, no crash
+    assert "Save session" in win.panels["console"].output_text()

@@ -12,7 +12,6 @@ from PySide6 import QtCore, QtWidgets
 
 from ..core.lessons import default_lesson, is_lesson
 from ..core.loading import LoadError
-from ..core.runner import ProgramError
 from ..core.sources import open_into
 from ..core.workspace import Workspace
 
@@ -48,37 +47,43 @@ def default_settings() -> QtCore.QSettings:
     return QtCore.QSettings("Tensor Explorer", "tensor-explorer")
 
 
-def load_sources(ws: Workspace, paths: Sequence[str]) -> list[str]:
-    """Open each path into ``ws``; return one plain message per failure."""
-    errors: list[str] = []
-    for p in paths:
-        try:
-            open_into(ws, p)
-        except (LoadError, ProgramError) as exc:
-            errors.append(str(exc) if isinstance(exc, LoadError) else f"{Path(p).name}: {exc}")
-    return errors
+def run_app(paths: Sequence[str], *, offer_recovery: bool = True) -> int:
+    """Open the window on ``paths``, or on the default lesson when none is given.
 
-
-def run_app(paths: Sequence[str]) -> int:
-    """Open the window on ``paths``, or on the welcome example when none is given."""
+    The session is autosaved in the background; after a crash or a kill the next start offers
+    to restore it (``offer_recovery``; never asked when TENSOR_EXPLORER_NO_DIALOGS is set).
+    """
     from . import errors
+    from .autosave import Autosaver, default_path, discard, pending_recovery, restore
     from .main_window import MainWindow
 
     app = get_app()
     errors.install()
+    recovery, restored = default_path(), False
     ws = Workspace()
+    if (offer_recovery and not os.environ.get("TENSOR_EXPLORER_NO_DIALOGS")
+            and pending_recovery(recovery)):
+        box = QtWidgets.QMessageBox
+        answer = box.question(None, "Tensor Explorer", QtCore.QCoreApplication.translate(
+            "MainWindow", "Tensor Explorer did not close cleanly last time. Restore the values "
+            "and history it had?"), box.StandardButton.Yes | box.StandardButton.No)
+        if answer == box.StandardButton.Yes:
+            try:
+                ws, restored = restore(recovery), True
+            except LoadError as exc:
+                box.warning(None, "Tensor Explorer", str(exc))
+        if not restored:
+            discard(recovery)
     win = MainWindow(ws, settings=default_settings())
+    win.autosaver = Autosaver(win, recovery)
     if paths:
         missing = [p for p in paths if not Path(p).exists() and not is_lesson(p)]
         for p in missing:
             win.show_error(
                 QtCore.QCoreApplication.translate("MainWindow", "Could not open {0}").format(
-                    Path(p).name
-                ),
-                f"{Path(p).name}: no such file",
-            )
+                    Path(p).name), f"{Path(p).name}: no such file")
         win.open_paths([p for p in paths if p not in missing])
-    else:
+    elif not restored:
         win.open_lesson(default_lesson())
     win.show()
     quit_after = os.environ.get("TENSOR_EXPLORER_QUIT_AFTER_MS")  # tests and start-up benchmark

@@ -39,7 +39,7 @@ from .workspace_panel import WorkspacePanel
 #: panel name -> (dock area, tab group) of the default layout
 PANELS = ("lesson", "workspace", "build", "inspector", "values", "memory", "graph", "console",
           "code")
-OPENABLE = ("*.npy", "*.npz", "*.py", "*.md")
+OPENABLE = ("*.npy", "*.npz", "*.py", "*.md", "*.txs")
 MAX_RECENT = 8
 LAYOUT_VERSION = 2  # layouts saved before the lesson dock existed are not restored
 
@@ -337,7 +337,12 @@ class MainWindow(QtWidgets.QMainWindow):
     def _build_actions(self) -> None:
         ks = QtGui.QKeySequence.StandardKey
         self.open_action = self._action(self.tr("&Open…"), self.open_dialog, ks.Open,
-                                        tip=self.tr("Open .npy, .npz, .py or lesson .md files"))
+                                        tip=self.tr("Open .npy, .npz, .py, lesson .md or "
+                                                    "session .txs files"))
+        self.save_session_action = self._action(self.tr("&Save session…"),
+                                                self.save_session_dialog, ks.Save,
+                                                tip=self.tr("Save every value, its gradient "
+                                                            "and the history in one .txs file"))
         self.save_script_action = self._action(self.tr("Save code as .py…"),
                                                self.panels["code"].save_dialog,
                                                "Ctrl+Shift+S")
@@ -364,6 +369,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
         self._fill_recent_menu()
         file_menu.addSeparator()
+        file_menu.addAction(self.save_session_action)
         file_menu.addAction(self.save_script_action)
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
@@ -507,6 +513,26 @@ class MainWindow(QtWidgets.QMainWindow):
         if paths:
             self.open_paths(paths)
 
+    def save_session_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, self.tr("Save session"), "session.txs", self.tr("Sessions (*.txs)"))
+        if path:
+            self.save_session(path)
+
+    def save_session(self, path: str) -> bool:
+        """Write the whole workspace to ``path`` (a .txs session file); False on failure."""
+        if self.runner.busy:
+            self.show_error(self.tr("Save session"), self.tr("a program is still running"))
+            return False
+        try:
+            self.workspace.save(path)
+        except (OSError, ValueError, RuntimeError) as exc:
+            self.show_error(self.tr("Save session"), str(exc))
+            return False
+        self._remember_file(str(Path(path).resolve()))
+        self.statusBar().showMessage(self.tr("Saved {0}").format(Path(path).name), 5000)
+        return True
+
     def open_paths(self, paths: Sequence[str]) -> None:
         """Open files: arrays load in the background, programs run through the runner."""
         for path in paths:
@@ -641,6 +667,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.runner.stop()
             self.runner.wait(2.0)
         self.save_layout()
+        saver = getattr(self, "autosaver", None)
+        if saver is not None:
+            saver.finish()  # clean exit: waits for a write in flight, removes the recovery file
         for task in self._tasks:
             with contextlib.suppress(RuntimeError):  # already delivered and deleted
                 task.cancel()
