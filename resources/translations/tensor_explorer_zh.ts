@@ -1158,309 +1158,309 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/app.py" line="83"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="555"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="578"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="552"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="575"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="339"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="337"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
         <source>Lesson</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="340"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="338"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="342"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="340"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="344"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="342"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="346"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="344"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="349"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="347"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="351"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="349"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="352"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="350"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="353"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="351"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="354"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="352"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="353"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="357"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="358"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="363"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="369"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="382"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="380"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="383"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="391"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="389"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="401"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="399"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="402"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="638"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="400"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="635"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="404"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="642"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="402"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="639"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="405"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="403"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="508"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="508"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="518"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="525"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="530"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="515"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="522"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="527"/>
         <source>Save session</source>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="518"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="515"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="525"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="522"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="533"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="530"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="568"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="565"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="574"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="571"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="614"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="615"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="611"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="612"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="622"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="619"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="621"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="627"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="627"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="628"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="628"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="632"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="629"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="632"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="629"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="633"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="633"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="634"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="643"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="640"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="650"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="655"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="647"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="652"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="651"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="648"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="655"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="652"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="661"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="658"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
@@ -1468,268 +1468,273 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="208"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="211"/>
         <source>Each grey strip is one block of memory (an allocation), its bytes numbered from 0. Each coloured row under it is a value, drawn on the bytes it reads. Values in the same strip share memory; a separate strip is separate memory. Hover a cell to light up every element that reads the same bytes.</source>
         <translation>每个灰色条带是一块内存（一次分配），字节从 0 开始编号。条带下方每一行彩色格子是一个值，画在它读取的字节上。在同一条带中的值共享内存；不同条带就是不同的内存。把鼠标停在一个格子上，读取相同字节的所有元素都会亮起来。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="212"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="217"/>
         <source>Values that share memory</source>
         <translation>共享内存的值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="214"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="219"/>
         <source>a</source>
         <translation>a</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="214"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="219"/>
         <source>b</source>
         <translation>b</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="214"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="219"/>
         <source>relation</source>
         <translation>关系</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="214"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="219"/>
         <source>shared bytes</source>
         <translation>共享字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="215"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="220"/>
         <source>why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="221"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="226"/>
         <source>alias: the same bytes</source>
         <translation>别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="222"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="227"/>
         <source>contains: b is part of a</source>
         <translation>包含：b 是 a 的一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="223"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="228"/>
         <source>inside: a is part of b</source>
         <translation>位于其中：a 是 b 的一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="224"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="229"/>
         <source>overlap: some bytes in common</source>
         <translation>重叠：有部分共同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="225"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="230"/>
         <source>same storage, different bytes</source>
         <translation>同一存储，不同字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="230"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="235"/>
         <source>Both read exactly the same bytes: writing one changes the other.</source>
         <translation>两者读取完全相同的字节：写入一个就会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="231"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="236"/>
         <source>Every byte of b is also a byte of a (b is a slice, column or diagonal of a): writing b changes a.</source>
         <translation>b 的每个字节也是 a 的字节（b 是 a 的切片、列或对角线）：写入 b 会改变 a。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="233"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="238"/>
         <source>They share some bytes, and each has bytes the other lacks.</source>
         <translation>它们有部分共同的字节，并且各自都有对方没有的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="234"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="239"/>
         <source>One allocation, but no byte in common: writing one never changes the other.</source>
         <translation>同一块内存，但没有共同的字节：写入一个永远不会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="215"/>
         <source>Hover a cell: its bytes and every element that reads them light up. Wheel over a strip zooms into its bytes; double-click zooms out.</source>
         <translation>鼠标停在格子上：它的字节以及读取这些字节的所有元素都会亮起。在条带上滚动滚轮可放大字节；双击缩小。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="309"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="208"/>
+        <source>Grey strip = one block of memory. Rows = values, drawn on the bytes they read. Same strip = shared memory. Hover a cell.</source>
+        <translation>灰色条带 = 一块内存。每一行 = 一个值，画在它读取的字节上。同一条带 = 共享内存。把鼠标停在格子上试试。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="314"/>
         <source>The memory drawing failed: {0}</source>
         <translation>内存图绘制失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="369"/>
         <source>Own memory (no other value reads its bytes): {0}</source>
         <translation>独占内存（没有其他值读取它的字节）：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="372"/>
         <source>Not tensors or arrays, not drawn: {0}</source>
         <translation>不是张量或数组，未绘制：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="447"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="452"/>
         <source>No tensors or arrays in the workspace yet.</source>
         <translation>工作区中还没有张量或数组。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="452"/>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="489"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="457"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="494"/>
         <source>bytes</source>
         <translation>字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="467"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="472"/>
         <source>Only {0} reads this memory: it has bytes of its own.</source>
         <translation>只有 {0} 读取这块内存：它拥有自己的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="477"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="482"/>
         <source>no bytes</source>
         <translation>没有字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="496"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="501"/>
         <source>bytes {0}–{1} of {2}, drawn as ranges</source>
         <translation>{2} 中的字节 {0}–{1}，按区间绘制</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="498"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="503"/>
         <source>bytes {0}–{1} of {2}</source>
         <translation>{2} 中的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="555"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="560"/>
         <source>Allocation {0}: none, on {1}</source>
         <translation>内存块 {0}：无，位于 {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="556"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="561"/>
         <source>{0} bytes</source>
         <translation>{0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="558"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="563"/>
         <source> ({0} bytes)</source>
         <translation>（{0} 字节）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="560"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="565"/>
         <source>Allocation {0}: {1}{2} on {3}</source>
         <translation>内存块 {0}：{1}{2}，位于 {3}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="562"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="567"/>
         <source>, one cell = {0} bytes</source>
         <translation>，每格 = {0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="564"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="569"/>
         <source>, owner: {0}</source>
         <translation>，所有者：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="568"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="573"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="568"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="573"/>
         <source>NumPy array</source>
         <translation>NumPy 数组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="577"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="582"/>
         <source>stride {0}</source>
         <translation>步长 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="578"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="583"/>
         <source>offset {0}</source>
         <translation>偏移 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="582"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="587"/>
         <source>version {0} → {1}</source>
         <translation>版本 {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="584"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="589"/>
         <source>version {0}</source>
         <translation>版本 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="586"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="591"/>
         <source>up to {0} elements read one element&apos;s bytes</source>
         <translation>最多有 {0} 个元素读取同一个元素的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="588"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="593"/>
         <source>×{0}: each cell is read by {0} elements</source>
         <translation>×{0}：每个格子被 {0} 个元素读取</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="596"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="601"/>
         <source>changed by the last write: {0} cell(s), outlined</source>
         <translation>被上次写入改变：{0} 个格子（已描边）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="598"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="603"/>
         <source>; version unchanged: torch does not count writes made through NumPy</source>
         <translation>；版本号不变：torch 不记录通过 NumPy 的写入</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="606"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="611"/>
         <source>alias of {0}: the same bytes</source>
         <translation>{0} 的别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="607"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="612"/>
         <source>view inside {0}: part of its bytes</source>
         <translation>{0} 内部的视图：它的部分字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="733"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="738"/>
         <source>: bytes {0}–{1} of allocation {2}.</source>
         <translation>：内存块 {2} 的字节 {0}–{1}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="742"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="747"/>
         <source> and {0} more</source>
         <translation> 以及另外 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="744"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="749"/>
         <source>The same bytes are read by: {0}.</source>
         <translation>读取相同字节的还有：{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="746"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="751"/>
         <source>No other element reads these bytes.</source>
         <translation>没有其他元素读取这些字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="749"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="754"/>
         <source>Not by {0}: separate memory.</source>
         <translation>{0} 不读取：它是独立的内存。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="782"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="787"/>
         <source>Bytes {0}–{1} of allocation {2}</source>
         <translation>内存块 {2} 的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="785"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="790"/>
         <source>read by {0}.</source>
         <translation>被 {0} 读取。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="787"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="792"/>
         <source>no value reads them.</source>
         <translation>没有值读取它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="367"/>
         <source>No two values share memory.</source>
         <translation>没有两个值共享内存。</translation>
     </message>
@@ -1861,13 +1866,13 @@
 <context>
     <name>ValuesDock</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="150"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="148"/>
         <source>this value is not in the workspace</source>
         <extracomment>panel name -&gt; (dock area, tab group) of the default layout</extracomment>
         <translation>这个值不在工作区中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="156"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="154"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>

@@ -83,8 +83,7 @@ _LESSON_STATE: QtCore.QByteArray | None = None
 
 
 def lesson_state() -> QtCore.QByteArray:
-    """The lesson layout: the lesson on the left (full height); the panels a step shows tabbed
-    on the right; code bar/output below them."""
+    """The lesson layout: the lesson on the left, every other panel tabbed on the right."""
     global _LESSON_STATE
     if _LESSON_STATE is None:
         tpl = QtWidgets.QMainWindow()
@@ -100,9 +99,8 @@ def lesson_state() -> QtCore.QByteArray:
             docks[name] = dock
         tpl.addDockWidget(area.LeftDockWidgetArea, docks["lesson"])
         tpl.addDockWidget(area.RightDockWidgetArea, docks["values"])
-        for name in ("memory", "graph", "inspector", "workspace", "build", "code"):
+        for name in ("memory", "graph", "inspector", "workspace", "console", "build", "code"):
             tpl.tabifyDockWidget(docks["values"], docks[name])
-        tpl.addDockWidget(area.BottomDockWidgetArea, docks["console"])
         docks["values"].raise_()
         _LESSON_STATE = tpl.saveState(LAYOUT_VERSION)
         tpl.deleteLater()
@@ -485,13 +483,12 @@ class MainWindow(QtWidgets.QMainWindow):
         return ok
 
     def use_lesson_layout(self) -> None:
-        """Lesson on the left, the other panels tabbed on the right (the projector layout)."""
+        """Lesson on the left (full height), every other panel tabbed on the right, also full
+        height: the projector layout, where the panel a step shows gets all the room."""
         self.restore_layout_state(lesson_state())
-        w, h = max(self.width(), 800), max(self.height(), 500)
+        w = max(self.width(), 800)
         self.resizeDocks([self.docks["lesson"], self.docks["values"]],
                          [int(w * 0.36), int(w * 0.64)], QtCore.Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["values"], self.docks["console"]],
-                         [int(h * 0.8), int(h * 0.2)], QtCore.Qt.Orientation.Vertical)
         self._sized = True
 
     def open_lesson(self, source: str) -> None:

@@ -205,10 +205,15 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def _retranslate(self) -> None:
         self.legend.setText(self.tr(
+            "Grey strip = one block of memory. Rows = values, drawn on the bytes they read. "
+            "Same strip = shared memory. Hover a cell."))
+        self.legend.setToolTip(self.tr(
             "Each grey strip is one block of memory (an allocation), its bytes numbered from 0. "
             "Each coloured row under it is a value, drawn on the bytes it reads. Values in the "
             "same strip share memory; a separate strip is separate memory. Hover a cell to light "
-            "up every element that reads the same bytes."))
+            "up every element that reads the same bytes.") + "\n\n" + self.tr(
+            "Hover a cell: its bytes and every element that reads them light up. Wheel over a "
+            "strip zooms into its bytes; double-click zooms out."))
         self.table_title.setText(self.tr("Values that share memory"))
         self.table.setHorizontalHeaderLabels(
             [self.tr("a"), self.tr("b"), self.tr("relation"), self.tr("shared bytes"),
@@ -236,9 +241,9 @@ class MemoryPanel(QtWidgets.QWidget):
         }.get(kind, "")
 
     def _set_info(self, text: str | None) -> None:
-        self.info.setText(text if text else self.tr(
-            "Hover a cell: its bytes and every element that reads them light up. Wheel over a "
-            "strip zooms into its bytes; double-click zooms out."))
+        """The hover line (hidden while nothing is hovered, to leave room for the drawing)."""
+        self.info.setText(text or "")
+        self.info.setVisible(bool(text))
 
     # ------------------------------------------------------------------ model
 
