@@ -184,418 +184,483 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="83"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="84"/>
         <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
         <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="87"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="88"/>
         <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
         <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="91"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="92"/>
         <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
         <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="464"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="465"/>
         <source>Re-run the program that built this graph on another device</source>
         <extracomment>emitted after a graph is shown (drawn), and after each backward / zero_grad</extracomment>
         <translation>在另一个设备上重新运行构建这张图的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="468"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="469"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="469"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="470"/>
         <source>Zoom out (-)</source>
         <translation>缩小 (-)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="470"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
         <source>Zoom in (+)</source>
         <translation>放大 (+)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="472"/>
         <source>Show the whole graph (0)</source>
         <translation>显示整张图 (0)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="473"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="587"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="588"/>
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="475"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="476"/>
         <source>Run root.backward(...) and record the gradient along every edge</source>
         <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="479"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="480"/>
         <source>How many backward calls to run in a row</source>
         <translation>连续运行多少次 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="482"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="483"/>
         <source>Keep the saved tensors so backward can run on this graph again</source>
         <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="485"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="486"/>
         <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
         <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="489"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="490"/>
         <source>Call retain_grad() on this intermediate so its .grad is kept</source>
         <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="491"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="492"/>
         <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
         <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="495"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="496"/>
         <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
         <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="496"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="497"/>
         <source>Numerical check</source>
         <translation>数值检验</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="498"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="499"/>
         <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
         <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="499"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="500"/>
         <source>Training step…</source>
         <translation>训练一步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="501"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="502"/>
         <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="506"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="507"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="523"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="943"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="524"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="944"/>
         <source>call</source>
         <translation>调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="524"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="525"/>
         <source>‖grad‖</source>
         <translation>‖grad‖</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="531"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="532"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="532"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="533"/>
         <source>Accumulation</source>
         <translation>累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="545"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="546"/>
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="553"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="554"/>
         <source>gradient:</source>
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="588"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="589"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="645"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="646"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="755"/>
         <source>Graph of &lt;b&gt;{0}&lt;/b&gt;: {1} nodes, {2} edges</source>
         <translation>&lt;b&gt;{0}&lt;/b&gt; 的计算图：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="757"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="758"/>
         <source>({0} chains collapsed: click a group to expand)</source>
         <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="760"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="775"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="776"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="779"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="791"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="792"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="828"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="829"/>
         <source>Wait: {0}</source>
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="831"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="832"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="835"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="836"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="876"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="877"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="889"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="890"/>
         <source>{0} backward call(s) ran, then: </source>
         <translation>运行了 {0} 次 backward，然后：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="896"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="897"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="928"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="929"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="931"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="932"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="943"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="944"/>
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="943"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="944"/>
         <source>step</source>
         <translation>步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="985"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="986"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1027"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1028"/>
         <source>root: where backward starts</source>
         <translation>根：backward 从这里开始</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1028"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1029"/>
         <source>operation (its backward function)</source>
         <translation>运算（它的反向函数）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1029"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1030"/>
         <source>named intermediate (a workspace value)</source>
         <translation>有名字的中间结果（工作区中的值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1030"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1031"/>
         <source>leaf: .grad accumulates here</source>
         <translation>叶子：.grad 在这里累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1031"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1032"/>
         <source>group: a collapsed chain (click to expand)</source>
         <translation>分组：折叠起来的链（点击展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1032"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1033"/>
         <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
         <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1038"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1039"/>
         <source>Click a node for its saved tensors and .grad, or an edge for the gradient that flowed along it. Data flows down the arrows; backward sends gradients back up.</source>
         <translation>点击节点查看它保存的张量和 .grad，点击边查看沿它流过的梯度。数据沿箭头向下流动；backward 把梯度向上传回。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1085"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1086"/>
         <source>.grad is None: no backward has reached this leaf since it was made or last set to None.</source>
         <translation>.grad 是 None：自创建或上次被设为 None 以来，还没有 backward 传到这个叶子。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1096"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1097"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1098"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1099"/>
         <source>STALE: changed in place</source>
         <translation>已过期：被原地修改</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1100"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1101"/>
         <source>freed by backward</source>
         <translation>已被 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
         <source>saved tensor</source>
         <translation>保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1138"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1139"/>
         <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
         <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1153"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1154"/>
         <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
         <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1157"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1158"/>
         <source>Run backward to see the gradient that flows along this edge.</source>
         <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1180"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1181"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1189"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1190"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1195"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1196"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1227"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1228"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1232"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1233"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1242"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1243"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1266"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1267"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1271"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1272"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1277"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1278"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1305"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1306"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1307"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1312"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1308"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1313"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1318"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1319"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1318"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1319"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1321"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1322"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1373"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1374"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1456"/>
+        <source>Click it in the graph to expand it.</source>
+        <translation>在图中点击它即可展开。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1457"/>
+        <source>Cut off from the graph</source>
+        <translation>已从计算图断开</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1458"/>
+        <source>Cut: gradient stops here</source>
+        <translation>断开：梯度在这里停止</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1459"/>
+        <source>Group of {0} operations</source>
+        <translation>{0} 个运算组成的分组</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1460"/>
+        <source>No gradient flowed along this edge.</source>
+        <translation>这条边上没有梯度流过。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1461"/>
+        <source>Saved for backward</source>
+        <translation>为反向传播保存的张量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1462"/>
+        <source>Saved nothing for backward.</source>
+        <translation>没有为反向传播保存任何张量。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1463"/>
+        <source>backward calls accumulated: {0}</source>
+        <translation>已累积的 backward 次数：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1464"/>
+        <source>gradient it receives</source>
+        <translation>它接收的梯度</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1465"/>
+        <source>gradient shape</source>
+        <translation>梯度形状</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1466"/>
+        <source>kind</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1467"/>
+        <source>names</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1468"/>
+        <source>on</source>
+        <translation>位于</translation>
     </message>
 </context>
 <context>
@@ -1043,6 +1108,16 @@
         <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="311"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="364"/>
+        <source>No common mistakes found.</source>
+        <translation>没有发现常见错误。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="365"/>
+        <source>Select a value to inspect it.</source>
+        <translation>选择一个值来检查它。</translation>
     </message>
 </context>
 <context>
@@ -1880,164 +1955,169 @@
 <context>
     <name>ValuesPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="242"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="243"/>
         <source>Chart</source>
         <extracomment>every view the panel can show (``ValuesPanel.current_view()``) most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)</extracomment>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="243"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="244"/>
         <source>Table</source>
         <translation>表格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="244"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="245"/>
         <source>Draw the values (number, plot or heatmap) or list them in a table</source>
         <translation>以图形（数字、曲线或热图）显示数值，或以表格列出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="247"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="248"/>
         <source>show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="249"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="250"/>
         <source>magnitude |z|</source>
         <translation>模 |z|</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="250"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="251"/>
         <source>phase (radians)</source>
         <translation>相位（弧度）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="251"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="770"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="252"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="771"/>
         <source>real part</source>
         <translation>实部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="251"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="770"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="252"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="771"/>
         <source>imaginary part</source>
         <translation>虚部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="253"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="254"/>
         <source>Which part of the complex numbers is drawn</source>
         <translation>绘制复数的哪一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="255"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="256"/>
         <source>rows</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="257"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="258"/>
         <source>columns</source>
         <translation>列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="261"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="262"/>
         <source>The axis drawn downwards</source>
         <translation>纵向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="262"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="263"/>
         <source>The axis drawn across</source>
         <translation>横向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="334"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="335"/>
         <source>computing preview… %p%</source>
         <translation>正在计算预览… %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="372"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="373"/>
         <source>No value selected.</source>
         <translation>未选择任何值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="488"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="489"/>
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="491"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="492"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="510"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="511"/>
         <source>axis {axis} ({size})</source>
         <translation>轴 {axis}（{size}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="536"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="764"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="537"/>
         <location filename="../../src/tensor_explorer/qt/values_panel.py" line="765"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="766"/>
         <source>axis {axis}</source>
         <translation>轴 {axis}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="541"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="542"/>
         <source>Which index of axis {axis} is shown</source>
         <translation>显示轴 {axis} 的哪个下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="557"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="558"/>
         <source>index {i} of 0–{last}</source>
         <translation>下标 {i}（0–{last}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="614"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="615"/>
         <source>computing preview…</source>
         <translation>正在计算预览…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="731"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="732"/>
         <source>index</source>
         <translation>下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="769"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="770"/>
         <source>magnitude</source>
         <translation>模</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="769"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="770"/>
         <source>phase</source>
         <translation>相位</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="779"/>
         <source>preview: 1 of every {r} elements of {size}</source>
         <translation>预览：{size} 中每 {r} 个元素取 1 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="782"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="783"/>
         <source>preview: 1 of every {r} rows and 1 of every {c} columns of {size}</source>
         <translation>预览：{size} 中每 {r} 行取 1 行、每 {c} 列取 1 列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="785"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="786"/>
         <source>1 = True, 0 = False</source>
         <translation>1 = True，0 = False</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="790"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="791"/>
         <source>showing {expr}</source>
         <translation>显示 {expr}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="802"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="803"/>
         <source>shown</source>
         <translation>已显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="805"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="806"/>
         <source>row and column headers give the true index</source>
         <translation>行列标题给出真实下标</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="935"/>
+        <source>Not written: </source>
+        <translation>未写入：</translation>
     </message>
 </context>
 <context>

@@ -92,3 +92,31 @@ def test_chinese_screenshot_differs(qtbot, tmp_path: Path) -> None:
     screenshot_main(str(prog), str(en), panel="inspector", size="500x400")
     screenshot_main(str(prog), str(zh), panel="inspector", size="500x400", lang="zh")
     assert en.read_bytes() != zh.read_bytes()
+
+
+def test_every_self_tr_literal_is_in_the_ts_file() -> None:
+    """`self.tr("...")` inside f-strings is invisible to lupdate: such texts must be listed in
+    the module's `_LUPDATE` table. This finds every literal passed to `tr` by parsing the code."""
+    import ast
+
+    have = {
+        (c.findtext("name"), m.findtext("source"))
+        for c in ET.parse(TS).getroot().iter("context")
+        for m in c.iter("message")
+    }
+    missing = []
+    for path in sorted((resources_dir().parent / "src/tensor_explorer/qt").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            for node in ast.walk(cls):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "tr"
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                    and (cls.name, node.args[0].value) not in have
+                ):
+                    missing.append((path.name, cls.name, node.args[0].value))
+    assert not missing, f"add to the module's _LUPDATE table and translate: {missing[:10]}"

@@ -45,6 +45,7 @@ import numpy as np
 import pyqtgraph as pg
 import torch
 from PySide6 import QtCore, QtWidgets
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from ..core import autograd as ag
 from ..core.autograd import (
@@ -1447,3 +1448,22 @@ def _drawing(
     consts = [(n, t, sorted({members.get(s, s) for s in srcs})) for n, t, srcs in constants]
     return compute_drawing(shown, texts, labels, kinds, metrics, constants=consts,
                            cancel=cancel)
+
+
+# Texts this module translates inside f-strings, where pyside6-lupdate cannot see them:
+# listed here so they are extracted for translation (tests/qt/test_i18n.py checks this).
+_LUPDATE = (
+    QT_TRANSLATE_NOOP("GraphPanel", "Click it in the graph to expand it."),
+    QT_TRANSLATE_NOOP("GraphPanel", "Cut off from the graph"),
+    QT_TRANSLATE_NOOP("GraphPanel", "Cut: gradient stops here"),
+    QT_TRANSLATE_NOOP("GraphPanel", "Group of {0} operations"),
+    QT_TRANSLATE_NOOP("GraphPanel", "No gradient flowed along this edge."),
+    QT_TRANSLATE_NOOP("GraphPanel", "Saved for backward"),
+    QT_TRANSLATE_NOOP("GraphPanel", "Saved nothing for backward."),
+    QT_TRANSLATE_NOOP("GraphPanel", "backward calls accumulated: {0}"),
+    QT_TRANSLATE_NOOP("GraphPanel", "gradient it receives"),
+    QT_TRANSLATE_NOOP("GraphPanel", "gradient shape"),
+    QT_TRANSLATE_NOOP("GraphPanel", "kind"),
+    QT_TRANSLATE_NOOP("GraphPanel", "names"),
+    QT_TRANSLATE_NOOP("GraphPanel", "on"),
+)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 from PySide6 import QtCore, QtWidgets
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from ..core.diagnose import Diagnosis, diagnose
 from ..core.facts import TensorFacts, describe
@@ -23,7 +24,6 @@ from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .workers import Task
 
-QT_TRANSLATE_NOOP = QtCore.QT_TRANSLATE_NOOP
 CTX = "Inspector"
 #: values with at most this many elements get their statistics synchronously
 SYNC_STATS_LIMIT = 200_000
@@ -218,14 +218,17 @@ class InspectorPanel(QtWidgets.QWidget):
 
     def _fact_rows(self, facts: TensorFacts) -> None:
         d = facts.to_dict()
-        for title, rows in GROUPS:
+        groups = GROUPS
+        if facts.requires_grad or facts.grad_fn or facts.grad:  # autograd facts matter most
+            groups = [GROUPS[0], GROUPS[2], GROUPS[1]]
+        for title, rows in groups:
             group = self._group(tr(title))
             for key, label, tip in rows:
                 if key in ("mapped_file",) and not d[key]:
                     continue
                 if facts.kind == "tensor" and key in ("byte_order", "writeable"):
                     continue
-                if facts.kind == "ndarray" and title == GROUPS[2][0]:
+                if facts.kind == "ndarray" and title == GROUPS[2][0]:  # no autograd for arrays
                     continue
                 self._row(group, tr(label), _fmt(key, d[key]), tr(tip), key)
             if group.childCount() == 0:
@@ -356,3 +359,11 @@ def _brush(color: str) -> Any:
     c = QtGui.QColor(color)
     c.setAlpha(90)
     return QtGui.QBrush(c)
+
+
+# Texts this module translates inside f-strings, where pyside6-lupdate cannot see them:
+# listed here so they are extracted for translation (tests/qt/test_i18n.py checks this).
+_LUPDATE = (
+    QT_TRANSLATE_NOOP("InspectorPanel", "No common mistakes found."),
+    QT_TRANSLATE_NOOP("InspectorPanel", "Select a value to inspect it."),
+)

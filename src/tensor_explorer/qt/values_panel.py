@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from ..core import preview
 from ..core.preview import Plane
@@ -926,3 +927,10 @@ def _levels(plane: Plane) -> tuple[float, float]:
     if lo == hi:
         return lo - 0.5, hi + 0.5
     return lo, hi
+
+
+# Texts this module translates inside f-strings, where pyside6-lupdate cannot see them:
+# listed here so they are extracted for translation (tests/qt/test_i18n.py checks this).
+_LUPDATE = (
+    QT_TRANSLATE_NOOP("ValuesPanel", "Not written: "),
+)
