@@ -506,6 +506,7 @@ class GraphPanel(QtWidgets.QWidget):
         self.progress.hide()
         self.cancel_btn = QtWidgets.QToolButton(text=self.tr("Cancel"))
         self.cancel_btn.hide()
+        self._nothing_said = False
         self.message = QtWidgets.QLabel()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(
@@ -673,6 +674,9 @@ class GraphPanel(QtWidgets.QWidget):
         self.target = name
         self.root = root
         self.names = name_map(ws)
+        if self._nothing_said:  # "no graph yet" no longer holds
+            self._say("")
+            self._nothing_said = False
         self._build(selected)
 
     def _show_nothing(self, ws: Any, selected: str | None) -> None:
@@ -688,6 +692,7 @@ class GraphPanel(QtWidgets.QWidget):
         self.title.setText(self.tr("No graph"))
         self._say(reason or self.tr("No value has a grad_fn yet: compute something from a "
                                     "tensor with requires_grad=True."))
+        self._nothing_said = True
         self._update_controls()
         self._update_history_view()
 

@@ -33,7 +33,7 @@ from . import theme
 
 #: node kinds drawn: the core's kinds plus "const" (a cut-off constant drawn apart)
 KINDS = ("root", "op", "leaf", "group", "const")
-MAX_FIT_SCALE = 1.5  # "fit" never magnifies a small graph beyond this
+MAX_FIT_SCALE = 2.5  # "fit" never magnifies a small graph beyond this (readable, not huge)
 MIN_SCALE, MAX_SCALE = 0.01, 8.0
 TEXT_LOD = 0.45  # below this zoom, nodes are drawn without text
 EDGE_LABEL_LOD = 0.6  # below this zoom (or with too many edges in view), no edge labels
@@ -233,7 +233,7 @@ def compute_drawing(
         sizes[nid] = size
     gap = 28.0 * m.scale
     max_h = max((h for _, h in sizes.values()), default=40.0)
-    row = max_h + 70.0 * m.scale
+    row = max_h + 48.0 * m.scale  # room for an edge label between rows, little more
     pos = layout(
         graph,
         node_gap=gap,
