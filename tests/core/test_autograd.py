@@ -692,3 +692,23 @@ def test_cuda_numerical_check_and_errors() -> None:
     y = torch.randn(3, device="cuda", requires_grad=True) * 2
     with pytest.raises(BackwardError, match="gradient="):
         backward(y)
+
+
+def test_history_norms_of_meta_gradients_are_none() -> None:
+    from tensor_explorer.core.autograd import _norm
+
+    assert _norm(None) is None
+    assert _norm(torch.empty(3, device="meta")) is None
+    assert _norm(torch.tensor([3.0, 4.0])) == 5.0
+
+
+def test_saved_infos_reread_after_backward() -> None:
+    from tensor_explorer.core.autograd import saved_infos
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    g = tx.trace(y, names={"x": x})
+    mul = next(n.id for n in g.nodes if n.label == "MulBackward0")
+    assert saved_infos(g, mul) and not any(s.freed for s in saved_infos(g, mul))
+    y.backward()
+    assert all(s.freed for s in saved_infos(g, mul))

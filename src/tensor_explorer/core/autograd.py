@@ -997,6 +997,20 @@ class HistoryEntry:
     set_to_none: bool | None = None
 
 
+def _norm(g: torch.Tensor | None) -> float | None:
+    """The L2 norm of a gradient in float64; None for no gradient or one without values (meta)."""
+    if g is None or g.device.type == "meta":
+        return None
+    return float(torch.linalg.vector_norm(g.detach().double()))
+
+
+def saved_infos(graph: Graph, node_id: int) -> tuple[SavedTensorInfo, ...]:
+    """Re-read the saved-tensor state of node ``node_id`` now (stale after an in-place change,
+    freed after backward), rather than as it was when the graph was traced."""
+    fn = graph.function(node_id)
+    return _saved_infos(fn) if fn is not None else ()
+
+
 class GradHistory:
     """``.grad`` of each named leaf after every backward (and zero_grad) call, for the
     accumulation table and plot.
@@ -1038,7 +1052,7 @@ class GradHistory:
     def norms(self, name: str) -> list[float | None]:
         """L2 norm of ``.grad`` of ``name`` after each entry (None: no gradient), to plot."""
         return [
-            None if g is None else float(torch.linalg.vector_norm(g.double()))
+            _norm(g)
             for g in self.values(name)
         ]
 
@@ -1050,7 +1064,7 @@ class GradHistory:
             row: dict[str, Any] = {"call": i, "event": e.event, "step": e.step}
             for n in names:
                 g = e.grads.get(n)
-                row[n] = None if g is None else float(torch.linalg.vector_norm(g.double()))
+                row[n] = _norm(g)
             rows.append(row)
         return rows
 

@@ -1125,12 +1125,10 @@ class GraphPanel(QtWidgets.QWidget):
         """Saved tensors of a node, read now (stale or freed since the trace)."""
         graph = self.graph
         assert graph is not None
-        reread = getattr(ag, "_saved_infos", None)
-        if reread is not None:
-            try:
-                return tuple(reread(graph.function(key)))
-            except Exception:  # an odd node must not break the details
-                pass
+        try:
+            return ag.saved_infos(graph, key)
+        except (RuntimeError, ValueError):  # an odd node must not break the details
+            pass
         return graph.nodes[key].saved
 
     def _edge_details(self, key: Any) -> str | None:
