@@ -226,7 +226,7 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="588"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="589"/>
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
@@ -291,374 +291,374 @@
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="524"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="944"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="525"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="949"/>
         <source>call</source>
         <translation>调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="525"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="526"/>
         <source>‖grad‖</source>
         <translation>‖grad‖</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="532"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="533"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="533"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="534"/>
         <source>Accumulation</source>
         <translation>累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="546"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="547"/>
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="554"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="555"/>
         <source>gradient:</source>
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="589"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="590"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="646"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="647"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="755"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="760"/>
         <source>Graph of &lt;b&gt;{0}&lt;/b&gt;: {1} nodes, {2} edges</source>
         <translation>&lt;b&gt;{0}&lt;/b&gt; 的计算图：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="758"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="763"/>
         <source>({0} chains collapsed: click a group to expand)</source>
         <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="776"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="781"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="779"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="784"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="792"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="797"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="829"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="834"/>
         <source>Wait: {0}</source>
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="832"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="837"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="836"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="841"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="877"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="882"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="890"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="895"/>
         <source>{0} backward call(s) ran, then: </source>
         <translation>运行了 {0} 次 backward，然后：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="897"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="902"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="929"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="934"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="932"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="937"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="944"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="949"/>
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="944"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="949"/>
         <source>step</source>
         <translation>步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="986"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="991"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1028"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1033"/>
         <source>root: where backward starts</source>
         <translation>根：backward 从这里开始</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1029"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1034"/>
         <source>operation (its backward function)</source>
         <translation>运算（它的反向函数）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1030"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1035"/>
         <source>named intermediate (a workspace value)</source>
         <translation>有名字的中间结果（工作区中的值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1031"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1036"/>
         <source>leaf: .grad accumulates here</source>
         <translation>叶子：.grad 在这里累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1032"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1037"/>
         <source>group: a collapsed chain (click to expand)</source>
         <translation>分组：折叠起来的链（点击展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1033"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1038"/>
         <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
         <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1039"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1044"/>
         <source>Click a node for its saved tensors and .grad, or an edge for the gradient that flowed along it. Data flows down the arrows; backward sends gradients back up.</source>
         <translation>点击节点查看它保存的张量和 .grad，点击边查看沿它流过的梯度。数据沿箭头向下流动；backward 把梯度向上传回。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1086"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1091"/>
         <source>.grad is None: no backward has reached this leaf since it was made or last set to None.</source>
         <translation>.grad 是 None：自创建或上次被设为 None 以来，还没有 backward 传到这个叶子。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1097"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1102"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1099"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1104"/>
         <source>STALE: changed in place</source>
         <translation>已过期：被原地修改</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1101"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
         <source>freed by backward</source>
         <translation>已被 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1111"/>
         <source>saved tensor</source>
         <translation>保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1111"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1111"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1111"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1139"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1142"/>
         <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
         <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1154"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1157"/>
         <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
         <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1158"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1161"/>
         <source>Run backward to see the gradient that flows along this edge.</source>
         <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1181"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1184"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1190"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1193"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1196"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1199"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1228"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1231"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1233"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1236"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1243"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1246"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1267"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1270"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1272"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1275"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1278"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1281"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1306"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1309"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1308"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1313"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1311"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1316"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1319"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1322"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1319"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1322"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1322"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1325"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1374"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1377"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1456"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1459"/>
         <source>Click it in the graph to expand it.</source>
         <translation>在图中点击它即可展开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1457"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1460"/>
         <source>Cut off from the graph</source>
         <translation>已从计算图断开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1458"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1461"/>
         <source>Cut: gradient stops here</source>
         <translation>断开：梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1459"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1462"/>
         <source>Group of {0} operations</source>
         <translation>{0} 个运算组成的分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1460"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1463"/>
         <source>No gradient flowed along this edge.</source>
         <translation>这条边上没有梯度流过。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1461"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1464"/>
         <source>Saved for backward</source>
         <translation>为反向传播保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1462"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1465"/>
         <source>Saved nothing for backward.</source>
         <translation>没有为反向传播保存任何张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1463"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1466"/>
         <source>backward calls accumulated: {0}</source>
         <translation>已累积的 backward 次数：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1464"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1467"/>
         <source>gradient it receives</source>
         <translation>它接收的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1465"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1468"/>
         <source>gradient shape</source>
         <translation>梯度形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1466"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1469"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1467"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1470"/>
         <source>names</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1468"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1471"/>
         <source>on</source>
         <translation>位于</translation>
     </message>
@@ -1040,82 +1040,82 @@
         <translation>repr</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="235"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="238"/>
         <source>Parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="240"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="243"/>
         <source>training mode</source>
         <translation>训练模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="241"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="244"/>
         <source>train() vs eval(): dropout and batch norm behave differently.</source>
         <translation>train() 与 eval()：dropout 和 batch norm 的行为不同。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="247"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="250"/>
         <source>How it was made</source>
         <translation>如何得到</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="249"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="252"/>
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="249"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="252"/>
         <source>handed in (file or explore())</source>
         <translation>直接传入（文件或 explore()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="252"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="255"/>
         <source>statement</source>
         <translation>语句</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="253"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="256"/>
         <source>The code that bound this name.</source>
         <translation>绑定这个名字的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="255"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="258"/>
         <source>grad mode</source>
         <translation>梯度模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="256"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="259"/>
         <source>The autograd mode in force when it was made.</source>
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="259"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="262"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="301"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="304"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="310"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="313"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="311"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="314"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="367"/>
         <source>No common mistakes found.</source>
         <translation>没有发现常见错误。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="365"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="368"/>
         <source>Select a value to inspect it.</source>
         <translation>选择一个值来检查它。</translation>
     </message>
@@ -1200,26 +1200,31 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="513"/>
-        <source>The error above is the point of this step: see the code bar output.</source>
-        <translation>上面的错误正是这一步要演示的：详见代码栏输出。</translation>
+        <source>This error is the point of this step:</source>
+        <translation>这个错误正是这一步要演示的：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="518"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="516"/>
+        <source>line {0}: </source>
+        <translation>第 {0} 行：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="523"/>
         <source>needs a CUDA GPU, and this machine has none</source>
         <translation>需要 CUDA GPU，而这台机器没有</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="531"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="536"/>
         <source>Choose a lesson.</source>
         <translation>请选择一节课。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="536"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="541"/>
         <source>Step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="538"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="543"/>
         <source>{0} steps</source>
         <translation>共 {0} 步</translation>
     </message>

@@ -18,6 +18,13 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     monkeypatch.setenv("TENSOR_EXPLORER_SETTINGS", str(tmp_path / "settings.ini"))
     monkeypatch.setenv("TENSOR_EXPLORER_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.setenv("TENSOR_EXPLORER_NO_DIALOGS", "1")
+    from PySide6 import QtWidgets
+
+    from tensor_explorer.qt import theme
+
+    app = QtWidgets.QApplication.instance()
+    if isinstance(app, QtWidgets.QApplication) and app.font().pointSizeF() != theme.BASE_POINT_SIZE:
+        theme.state().apply("light", 1.0)  # every test starts from the app's own look
     yield
     from tensor_explorer.qt import i18n, theme
 

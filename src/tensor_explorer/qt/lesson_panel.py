@@ -510,8 +510,13 @@ class LessonPanel(QtWidgets.QWidget):
                 add(f"✗ {check.text} — {check.detail}", t.error)
         if result.checks and result.ok and any(c.text.startswith("expect-error") for c in
                                                result.checks):
-            add(self.tr("The error above is the point of this step: see the code bar output."),
-                t.muted)
+            add(self.tr("This error is the point of this step:"), t.muted)
+            err = result.error
+            if err is not None:
+                where = self.tr("line {0}: ").format(err.line) if err.line else ""
+                add(where + err.headline, t.warning, str(err))
+                if err.explanation:
+                    add(err.explanation, t.muted, str(err))
 
     def _skip_words(self, reason: str) -> str:
         if "CUDA" in reason:
