@@ -14,6 +14,7 @@ summarised by their magnitude. std is the population standard deviation (ddof=0,
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -132,6 +133,19 @@ def _to_torch(chunk: Any) -> torch.Tensor:
 # ---------------------------------------------------------------------------- per-chunk kernels
 
 
+_BUFFERS = threading.local()
+
+
+def _buffer(dtype: torch.dtype, device: torch.device, n: int) -> torch.Tensor:
+    """A reusable scratch tensor of at least ``n`` elements (one per thread, dtype, device)."""
+    cache: dict[tuple[torch.dtype, torch.device], torch.Tensor] = getattr(_BUFFERS, "cache", {})
+    _BUFFERS.cache = cache
+    buf = cache.get((dtype, device))
+    if buf is None or buf.numel() < n:
+        buf = cache[(dtype, device)] = torch.empty(n, dtype=dtype, device=device)
+    return buf
+
+
 def _finite_chunk(c: torch.Tensor, acc: _Acc, scratch: torch.Tensor, lo: float, hi: float) -> None:
     """Fold a chunk whose elements are all finite (float32/float64) into ``acc``."""
     n = c.numel()
@@ -147,9 +161,8 @@ def _finite_chunk(c: torch.Tensor, acc: _Acc, scratch: torch.Tensor, lo: float, 
         m2 = float(torch.dot(d, d))
     zeros = 0
     if lo <= 0.0 <= hi:  # zeros are possible: check the smallest magnitude first (cheap)
-        if shifted:
-            d.copy_(c)
-        if float(d.abs_().amin()) == 0.0:
+        mag = torch.abs(c, out=_buffer(c.dtype, c.device, scratch.numel())[:n])
+        if float(mag.amin()) == 0.0:
             zeros = int(torch.count_nonzero(c == 0))
     acc.zeros += zeros
     acc.add(n, mean, max(m2, 0.0), lo, hi)
