@@ -42,7 +42,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TENSOR_EXPLORER_QUIT_AFTER_MS": "50",
                "TENSOR_EXPLORER_SETTINGS": os.path.join(d, "s.ini"),
-               "TENSOR_EXPLORER_NO_DIALOGS": "1"}
+               "TENSOR_EXPLORER_NO_DIALOGS": "1",
+               "TENSOR_EXPLORER_RECOVERY": os.path.join(d, "recovery.txs")}
         base, app = [], []
         for _ in range(args.repeat):  # interleaved, so both see the same machine load
             base.append(timed([sys.executable, "-c", BASELINE], env, "imported"))

@@ -18,6 +18,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     monkeypatch.setenv("TENSOR_EXPLORER_SETTINGS", str(tmp_path / "settings.ini"))
     monkeypatch.setenv("TENSOR_EXPLORER_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.setenv("TENSOR_EXPLORER_NO_DIALOGS", "1")
+    monkeypatch.setenv("TENSOR_EXPLORER_RECOVERY", str(tmp_path / "recovery.txs"))
     from PySide6 import QtWidgets
 
     from tensor_explorer.qt import theme

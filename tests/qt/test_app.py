@@ -162,3 +162,35 @@ def test_app_starts_on_files_and_programs(tmp_path: Path) -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "window shown" in r.stdout
+
+
+def test_killed_app_restores_its_workspace_on_the_next_start(tmp_path: Path) -> None:
+    """The real app, killed mid-session (SIGKILL), offers its autosave at the next start."""
+    import signal
+    import time
+
+    (tmp_path / "work.py").write_text(
+        "array = np.arange(6.0).reshape(2, 3)\nshared = torch.from_numpy(array)\n"
+        "w = torch.ones(3, requires_grad=True)\n")
+    recovery = tmp_path / "recovery.txs"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "TENSOR_EXPLORER_SETTINGS": str(tmp_path / "s.ini"),
+           "TENSOR_EXPLORER_RECOVERY": str(recovery), "TENSOR_EXPLORER_NO_DIALOGS": "1"}
+    first = subprocess.Popen([sys.executable, "-m", "tensor_explorer", str(tmp_path / "work.py")],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while not recovery.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert recovery.exists(), "the app never autosaved"
+        time.sleep(0.5)
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait(30)
+    assert recovery.exists()  # a kill leaves the recovery file behind
+    env2 = {**env, "TENSOR_EXPLORER_RESTORE": "1", "TENSOR_EXPLORER_QUIT_AFTER_MS": "300"}
+    r = subprocess.run([sys.executable, "-m", "tensor_explorer"], env=env2, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "restored 3 values: array, shared, w" in r.stdout
+    assert not recovery.exists()  # a clean exit removes it

@@ -61,12 +61,14 @@ def run_app(paths: Sequence[str], *, offer_recovery: bool = True) -> int:
     errors.install()
     recovery, restored = default_path(), False
     ws = Workspace()
-    if (offer_recovery and not os.environ.get("TENSOR_EXPLORER_NO_DIALOGS")
-            and pending_recovery(recovery)):
+    auto = os.environ.get("TENSOR_EXPLORER_RESTORE") == "1"  # restore without asking
+    if offer_recovery and pending_recovery(recovery) and (
+            auto or not os.environ.get("TENSOR_EXPLORER_NO_DIALOGS")):
         box = QtWidgets.QMessageBox
-        answer = box.question(None, "Tensor Explorer", QtCore.QCoreApplication.translate(
-            "MainWindow", "Tensor Explorer did not close cleanly last time. Restore the values "
-            "and history it had?"), box.StandardButton.Yes | box.StandardButton.No)
+        answer = box.StandardButton.Yes if auto else box.question(
+            None, "Tensor Explorer", QtCore.QCoreApplication.translate(
+                "MainWindow", "Tensor Explorer did not close cleanly last time. Restore the "
+                "values and history it had?"), box.StandardButton.Yes | box.StandardButton.No)
         if answer == box.StandardButton.Yes:
             try:
                 ws, restored = restore(recovery), True
@@ -74,6 +76,9 @@ def run_app(paths: Sequence[str], *, offer_recovery: bool = True) -> int:
                 box.warning(None, "Tensor Explorer", str(exc))
         if not restored:
             discard(recovery)
+        else:
+            print(f"tensor-explorer: restored {len(ws)} values: {', '.join(ws.names())}",
+                  flush=True)
     win = MainWindow(ws, settings=default_settings())
     win.autosaver = Autosaver(win, recovery)
     if paths:
