@@ -98,3 +98,41 @@ def test_available_memory_is_measured() -> None:
     assert free is None or free > 0
     assert sandbox.available_memory("meta") is None
     sandbox.check_request("small", 1024)  # below the threshold: never even measured
+
+
+@pytest.mark.parametrize("source", [
+    "big = 10 ** (4 * 10 ** 6)",
+    "big = 10 ** 10 ** 10",
+    "big = pow(7, 10 ** 8)",
+    "big = 1 << 10 ** 9",
+    "s = 'x' * 10 ** 9",
+    "s = [0] * 10 ** 9",
+    "n = 3\nn **= 10 ** 8",
+])
+def test_runaway_integers_and_repeats_are_refused_at_once(source: str) -> None:
+    import time
+
+    from tensor_explorer.core.runner import ProgramError
+    from tensor_explorer.core.workspace import Workspace
+
+    ws = Workspace()
+    ws.run("keep = 1")
+    t0 = time.perf_counter()
+    with pytest.raises(ProgramError, match="too large to compute here"):
+        ws.run(source)
+    assert time.perf_counter() - t0 < 0.5  # refused before computing, not after
+    assert ws.names() == ["keep"] or ws.names() == ["keep", "n"]
+
+
+def test_sized_operators_keep_their_meaning() -> None:
+    import torch
+
+    from tensor_explorer.core.workspace import Workspace
+
+    ws = Workspace()
+    ws.run("x = torch.ones(3)\ny = x\nx *= 2\nz = 2 ** 100\ns = 'ab' * 3\nq = pow(3, 4, 5)\n"
+           "m = x * x\nk = 1 << 70\nl = [1] * 3")
+    assert torch.equal(ws["y"], torch.full((3,), 2.0))  # *= stayed in place: the alias changed
+    assert ws["z"] == 2 ** 100 and ws["s"] == "ababab" and ws["q"] == pow(3, 4, 5)
+    assert torch.equal(ws["m"], torch.full((3,), 4.0)) and ws["k"] == 1 << 70
+    assert ws["l"] == [1, 1, 1]

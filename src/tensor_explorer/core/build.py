@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import keyword
+import re
 from dataclasses import dataclass
 
 FACTORIES = ("tensor", "zeros", "ones", "full", "rand", "randn", "arange", "linspace", "eye")
@@ -20,7 +21,8 @@ _FLOAT_ONLY = ("rand", "randn", "linspace")
 
 def parse_shape(text: str) -> tuple[int, ...]:
     """``"2, 3"`` / ``"(2, 3)"`` / ``"2x3"`` -> ``(2, 3)``; raises ValueError."""
-    cleaned = text.strip().strip("()[]").replace("x", ",").replace("×", ",")
+    # "2x3" and "2×3" mean "2, 3"; an x anywhere else is an error, not a separator
+    cleaned = re.sub(r"(?<=\d)\s*[x×]\s*(?=\d)", ",", text.strip().strip("()[]"))
     if not cleaned:
         return ()
     try:

@@ -41,9 +41,11 @@ this module, never through plain ``exec``. The policy, in the words the README u
     ``linspace``, ``logspace``, ``eye``, ``empty_strided``; ``np.zeros``/``ones``/``empty``/
     ``full``/``arange``/``linspace``/``eye``, ``np.random.rand``/``randn``/``random``/``uniform``/
     ``normal``/``randint``) compute the bytes asked for and raise ``MemoryError`` with a plain
-    message, before allocating, when that is more than 80% of the memory available now. Other
-    memory use (``x.repeat``, results of operations) is not limited beyond what the allocator
-    refuses: run untrusted programs with a time limit and expect them to be able to use RAM.
+    message, before allocating, when that is more than 80% of the memory available now. So are
+    Python integers that would freeze the app (``**``, ``<<`` and ``pow`` beyond 4M bits) and
+    repeating a sequence beyond 50M items (``"x" * 10**9``). Other memory use (``x.repeat``,
+    results of operations) is not limited beyond what the allocator refuses: run untrusted
+    programs with a time limit and expect them to be able to use RAM.
 """
 
 from __future__ import annotations
@@ -964,6 +966,7 @@ def make_builtins(print_function: Callable[..., None]) -> dict[str, Any]:
     out["__import__"] = _native_import
     out["type"] = _safe_type
     out["hasattr"] = _safe_hasattr
+    out["pow"] = safe_pow
     return out
 
 
@@ -992,6 +995,62 @@ DELATTR = "__tx_da__"
 AUGATTR = "__tx_aug__"
 IMPORT = "__tx_import__"
 FROM = "__tx_from__"
+BINOP = "__tx_binop__"
+
+#: Python integers beyond this many bits take seconds (the GIL held, Stop cannot act):
+#: 10 ** (4 * 10**6) is 13M bits and takes ~1.5 s; 4M bits take ~0.1 s.
+MAX_INT_BITS = 1 << 22
+#: repeating a str/bytes/list/tuple (``"x" * n``) beyond this many items is refused
+MAX_REPEAT_ITEMS = 50_000_000
+_BINOPS: dict[str, Callable[[Any, Any], Any]] = {}
+
+
+def _too_big(what: str, size: int, limit: int, unit: str) -> MemoryError:
+    return MemoryError(
+        f"{what} would make a value of about {size:,} {unit}: too large to compute here (the "
+        f"limit is {limit:,} {unit}, so a runaway expression cannot freeze the app)"
+    )
+
+
+def _int_like(x: Any) -> bool:
+    return isinstance(x, int)
+
+
+def guarded_binop(op: str, a: Any, b: Any, inplace: bool = False) -> Any:
+    """``a <op> b`` (``**``, ``<<``, ``*``) with a size check first for Python integers and for
+    repeated sequences; everything else (tensors, arrays, floats) goes straight to the operator.
+    """
+    import operator
+
+    if not _BINOPS:
+        _BINOPS.update({
+            "Pow": operator.pow, "LShift": operator.lshift, "Mult": operator.mul,
+            "iPow": operator.ipow, "iLShift": operator.ilshift, "iMult": operator.imul,
+        })  # fmt: skip
+    if _int_like(a) and _int_like(b):
+        if op == "Pow" and b > 1 and abs(a) > 1:
+            bits = b * (abs(a).bit_length() - 1)
+            if bits > MAX_INT_BITS:
+                raise _too_big(f"{a} ** {b}", bits, MAX_INT_BITS, "bits")
+        elif op == "LShift" and b > 0 and a:
+            bits = abs(a).bit_length() + b
+            if bits > MAX_INT_BITS:
+                raise _too_big(f"{a} << {b}", bits, MAX_INT_BITS, "bits")
+    elif op == "Mult":
+        for seq, n in ((a, b), (b, a)):
+            if isinstance(seq, str | bytes | bytearray | list | tuple) and _int_like(n):
+                items = len(seq) * n
+                if items > MAX_REPEAT_ITEMS:
+                    raise _too_big(f"repeating a {type(seq).__name__} {n:,} times", items,
+                                   MAX_REPEAT_ITEMS, "items")
+    return _BINOPS[("i" if inplace else "") + op](a, b)
+
+
+def safe_pow(base: Any, exp: Any, mod: Any = None) -> Any:
+    """The builtin ``pow`` with :func:`guarded_binop`'s size check (3-argument pow is cheap)."""
+    if mod is not None:
+        return pow(base, exp, mod)
+    return guarded_binop("Pow", base, exp)
 
 
 def _refuse(node: ast.AST, what: str) -> Refused:
@@ -1048,8 +1107,19 @@ def _call(func: str, *args: ast.expr) -> ast.Call:
     return ast.Call(func=ast.Name(id=func, ctx=ast.Load()), args=list(args), keywords=[])
 
 
+_SIZED_OPS = {ast.Pow: "Pow", ast.LShift: "LShift", ast.Mult: "Mult"}
+
+
 class _Rewriter(ast.NodeTransformer):
-    """Route attribute access through the guard, inject stop checks, rewrite imports."""
+    """Route attribute access through the guard, inject stop checks, rewrite imports, and send
+    ``**``, ``<<`` and ``*`` through a size check (huge integers would freeze the app)."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        op = _SIZED_OPS.get(type(node.op))
+        if op is None:
+            return node
+        return ast.copy_location(_call(BINOP, ast.Constant(op), node.left, node.right), node)
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         self.generic_visit(node)
@@ -1073,6 +1143,15 @@ class _Rewriter(ast.NodeTransformer):
             value = self.visit(node.value)
             op = ast.Constant(type(node.op).__name__)
             return ast.copy_location(self._attr_stmt(AUGATTR, node.target, op, value), node)
+        op_name = _SIZED_OPS.get(type(node.op))
+        if op_name is not None and isinstance(node.target, ast.Name):
+            # x **= y  ->  x = __tx_binop__("Pow", x, y, True): the in-place operator (ipow,
+            # imul...) keeps a tensor's in-place semantics; the check comes first
+            value = self.visit(node.value)
+            load = ast.Name(id=node.target.id, ctx=ast.Load())
+            call = _call(BINOP, ast.Constant(op_name), load, value, ast.Constant(True))
+            assign = ast.Assign(targets=[node.target], value=call)
+            return ast.copy_location(assign, node)
         return self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
@@ -1180,4 +1259,5 @@ def runtime_names(tick: Callable[[], bool]) -> dict[str, Any]:
         AUGATTR: guarded_augattr,
         IMPORT: module_for_import,
         FROM: from_import,
+        BINOP: guarded_binop,
     }

@@ -450,7 +450,7 @@ class GraphPanel(QtWidgets.QWidget):
         self.training_dialog: QtWidgets.QDialog | None = None
         self._build_ui()
         bridge.modified.connect(self.refresh)
-        bridge.selected.connect(lambda _n: self.refresh())
+        bridge.selected.connect(self._on_selected)  # a bound method: dropped with the panel
         theme.state().changed.connect(self._restyle)
         self._restyle()
         self.refresh()
@@ -639,6 +639,9 @@ class GraphPanel(QtWidgets.QWidget):
         return self.replica if self.replica is not None else self.bridge.workspace
 
     @QtCore.Slot()
+    def _on_selected(self, *_: object) -> None:
+        self.refresh()
+
     def refresh(self) -> None:
         """Follow the workspace: rebuild when the graph changed, else update the labels."""
         main = self.bridge.workspace

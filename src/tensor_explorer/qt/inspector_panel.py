@@ -192,7 +192,10 @@ class InspectorPanel(QtWidgets.QWidget):
             self._module_rows(value)
         else:
             item = self._group(self.tr("Value"))
-            text = repr(value)
+            try:
+                text = repr(value)
+            except Exception as exc:  # e.g. an int too long to print; never break the panel
+                text = f"<{type(value).__name__}: {exc}>"
             self._row(item, self.tr("repr"), text[:500] + ("…" if len(text) > 500 else ""), "")
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)

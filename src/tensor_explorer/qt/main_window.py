@@ -137,10 +137,11 @@ class ValuesDock(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.panel)
         self._shown: str | None = None
-        bridge.selected.connect(lambda _n: self.show_selected())
+        # bound methods, not lambdas: Qt drops them when this panel is deleted (language change)
+        bridge.selected.connect(self._reshow)
         bridge.changed.connect(self._changed)
-        bridge.removed.connect(lambda _n: self.show_selected())
-        bridge.renamed.connect(lambda _o, _n: self.show_selected())
+        bridge.removed.connect(self._reshow)
+        bridge.renamed.connect(self._reshow)
         self.show_selected()
 
     def _write(self, name: str | None, index: tuple[int, ...], new: Any) -> None:
@@ -161,6 +162,9 @@ class ValuesDock(QtWidgets.QWidget):
             self.panel.refresh()  # changed in place: keep the axes and slider positions
         else:
             self.panel.set_value(name, value)
+
+    def _reshow(self, *_: object) -> None:
+        self.show_selected()
 
     def show_selected(self) -> None:
         ws = self.bridge.workspace
@@ -450,13 +454,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_status()
 
     def reset_layout(self) -> None:
-        self._build_ui_fresh()
-
-    def _build_ui_fresh(self) -> None:
+        """Put every dock back where the default layout has it (nothing is rebuilt)."""
         for dock in self.docks.values():
             dock.setFloating(False)
-        self.docks.clear()
-        self._build_ui()
+            dock.show()
+        self.restore_layout_state(default_state())
+        self.apply_default_sizes()
 
     # -- lessons -------------------------------------------------------------------------------
 
@@ -542,16 +545,25 @@ class MainWindow(QtWidgets.QMainWindow):
                 self._open_arrays(path)
 
     def _open_program(self, path: str) -> None:
+        p = Path(path)
         try:
-            data = Path(path).read_bytes()
+            if p.is_dir():
+                raise LoadError(f"{p.name}: is a folder, not a program")
+            data = p.read_bytes()
             if len(data) > 1 << 20:
-                raise LoadError(f"{Path(path).name}: a program of {len(data):,} bytes is too "
-                                f"large")
+                raise LoadError(f"{p.name}: a program of {len(data):,} bytes is too large")
             source = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError, LoadError) as exc:
-            self.show_error(self.tr("Could not open {0}").format(Path(path).name),
+        except FileNotFoundError:
+            self.show_error(self.tr("Could not open {0}").format(p.name), f"{p.name}: no such file")
+            return
+        except UnicodeDecodeError:
+            self.show_error(self.tr("Could not open {0}").format(p.name),
+                            f"{p.name}: not a UTF-8 text file")
+            return
+        except (OSError, LoadError) as exc:
+            self.show_error(self.tr("Could not open {0}").format(p.name),
                             str(exc) if isinstance(exc, LoadError) else
-                            f"{Path(path).name}: {exc}")
+                            f"{p.name}: could not be read ({getattr(exc, 'strerror', exc)})")
             return
         self._remember_file(str(Path(path).resolve()))
         self.runner.run(source)

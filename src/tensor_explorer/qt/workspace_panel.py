@@ -7,6 +7,7 @@ duplicate, move to a device and convert the dtype run as statements through the
 
 from __future__ import annotations
 
+import keyword
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.devices import devices
 from ..core.facts import Badge, badges
+from ..core.runner import ProgramError
 from . import theme
 from .bridge import WorkspaceBridge
 from .run_controller import RunController
@@ -22,6 +24,8 @@ from .run_controller import RunController
 NAME_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 BADGES_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
 
+#: names a value may not take: the pre-bound modules
+RESERVED = ("torch", "np", "nn", "F", "math", "numpy")
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool",
           "complex64")
 
@@ -159,6 +163,8 @@ class WorkspacePanel(QtWidgets.QWidget):
         if isinstance(value, torch.Tensor | np.ndarray):
             dt_menu = menu.addMenu(self.tr("Convert dtype"))
             for dt in DTYPES:
+                if isinstance(value, np.ndarray) and dt == "bfloat16":
+                    continue  # NumPy has no bfloat16
                 dt_menu.addAction(dt, lambda d=dt: self.convert_dtype(name, d))
         menu.exec(self.view.viewport().mapToGlobal(pos))
 
@@ -177,6 +183,20 @@ class WorkspacePanel(QtWidgets.QWidget):
             self.rename(name, new.strip())
 
     def rename(self, old: str, new: str) -> None:
+        """Rename ``old`` to ``new`` by statements; refuse (with a message) a name that is not
+        a Python name, is taken by another value, or would hide torch/np/nn/F/math."""
+        reason = None
+        if not new.isidentifier() or keyword.iskeyword(new) or new.startswith("_"):
+            reason = self.tr("{0!r} is not a valid Python name").format(new)
+        elif new in RESERVED:
+            reason = self.tr("{0} is the name of a module; renaming a value to it would hide "
+                             "the module").format(new)
+        elif new in self.workspace:
+            reason = self.tr("{0} is already a value; delete or rename it first").format(new)
+        if reason is not None:
+            self.runner.failed.emit(ProgramError(self.tr("Rename refused: {0}.").format(reason),
+                                                 kind="refused"))
+            return
         self.runner.run(f"{new} = {old}\ndel {old}", select=new)
 
     def duplicate_selected(self) -> None:
