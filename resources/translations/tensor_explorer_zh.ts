@@ -292,7 +292,7 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="525"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="949"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="952"/>
         <source>call</source>
         <translation>调用</translation>
     </message>
@@ -327,338 +327,338 @@
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="647"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="650"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="760"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="763"/>
         <source>Graph of &lt;b&gt;{0}&lt;/b&gt;: {1} nodes, {2} edges</source>
         <translation>&lt;b&gt;{0}&lt;/b&gt; 的计算图：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="763"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
         <source>({0} chains collapsed: click a group to expand)</source>
         <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="769"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="781"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="784"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="784"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="787"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="797"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="800"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="834"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="837"/>
         <source>Wait: {0}</source>
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="837"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="840"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="841"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="844"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="882"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="885"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="895"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="898"/>
         <source>{0} backward call(s) ran, then: </source>
         <translation>运行了 {0} 次 backward，然后：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="902"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="905"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="934"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="937"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="937"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="940"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="949"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="952"/>
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="949"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="952"/>
         <source>step</source>
         <translation>步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="991"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="994"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1033"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1036"/>
         <source>root: where backward starts</source>
         <translation>根：backward 从这里开始</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1034"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1037"/>
         <source>operation (its backward function)</source>
         <translation>运算（它的反向函数）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1035"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1038"/>
         <source>named intermediate (a workspace value)</source>
         <translation>有名字的中间结果（工作区中的值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1036"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1039"/>
         <source>leaf: .grad accumulates here</source>
         <translation>叶子：.grad 在这里累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1037"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1040"/>
         <source>group: a collapsed chain (click to expand)</source>
         <translation>分组：折叠起来的链（点击展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1038"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1041"/>
         <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
         <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1044"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1047"/>
         <source>Click a node for its saved tensors and .grad, or an edge for the gradient that flowed along it. Data flows down the arrows; backward sends gradients back up.</source>
         <translation>点击节点查看它保存的张量和 .grad，点击边查看沿它流过的梯度。数据沿箭头向下流动；backward 把梯度向上传回。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1091"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1094"/>
         <source>.grad is None: no backward has reached this leaf since it was made or last set to None.</source>
         <translation>.grad 是 None：自创建或上次被设为 None 以来，还没有 backward 传到这个叶子。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1102"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1104"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1107"/>
         <source>STALE: changed in place</source>
         <translation>已过期：被原地修改</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1106"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1109"/>
         <source>freed by backward</source>
         <translation>已被 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1111"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1114"/>
         <source>saved tensor</source>
         <translation>保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1111"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1114"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1111"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1114"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1111"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1114"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1142"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1145"/>
         <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
         <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1157"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1160"/>
         <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
         <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1161"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1164"/>
         <source>Run backward to see the gradient that flows along this edge.</source>
         <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1184"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1187"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1193"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1196"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1199"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1202"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1231"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1234"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1236"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1239"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1246"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1249"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1270"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1273"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1275"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1278"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1281"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1284"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1309"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1312"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1311"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1316"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1314"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1319"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1322"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1325"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1322"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1325"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1325"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1328"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1377"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1380"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1459"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1462"/>
         <source>Click it in the graph to expand it.</source>
         <translation>在图中点击它即可展开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1460"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1463"/>
         <source>Cut off from the graph</source>
         <translation>已从计算图断开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1461"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1464"/>
         <source>Cut: gradient stops here</source>
         <translation>断开：梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1462"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1465"/>
         <source>Group of {0} operations</source>
         <translation>{0} 个运算组成的分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1463"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1466"/>
         <source>No gradient flowed along this edge.</source>
         <translation>这条边上没有梯度流过。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1464"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1467"/>
         <source>Saved for backward</source>
         <translation>为反向传播保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1465"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1468"/>
         <source>Saved nothing for backward.</source>
         <translation>没有为反向传播保存任何张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1466"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1469"/>
         <source>backward calls accumulated: {0}</source>
         <translation>已累积的 backward 次数：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1467"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1470"/>
         <source>gradient it receives</source>
         <translation>它接收的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1468"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1471"/>
         <source>gradient shape</source>
         <translation>梯度形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1469"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1472"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1470"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1473"/>
         <source>names</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1471"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1474"/>
         <source>on</source>
         <translation>位于</translation>
     </message>
@@ -1035,87 +1035,87 @@
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="196"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="199"/>
         <source>repr</source>
         <translation>repr</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="238"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="241"/>
         <source>Parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="243"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="246"/>
         <source>training mode</source>
         <translation>训练模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="244"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="247"/>
         <source>train() vs eval(): dropout and batch norm behave differently.</source>
         <translation>train() 与 eval()：dropout 和 batch norm 的行为不同。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="250"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="253"/>
         <source>How it was made</source>
         <translation>如何得到</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="252"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="255"/>
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="252"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="255"/>
         <source>handed in (file or explore())</source>
         <translation>直接传入（文件或 explore()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="255"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="258"/>
         <source>statement</source>
         <translation>语句</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="256"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="259"/>
         <source>The code that bound this name.</source>
         <translation>绑定这个名字的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="258"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="261"/>
         <source>grad mode</source>
         <translation>梯度模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="259"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="262"/>
         <source>The autograd mode in force when it was made.</source>
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="262"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="265"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="304"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="307"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="316"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="314"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="317"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="370"/>
         <source>No common mistakes found.</source>
         <translation>没有发现常见错误。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="368"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="371"/>
         <source>Select a value to inspect it.</source>
         <translation>选择一个值来检查它。</translation>
     </message>
@@ -1232,315 +1232,317 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="67"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="69"/>
         <source>Tensor Explorer did not close cleanly last time. Restore the values and history it had?</source>
         <translation>Tensor Explorer 上次没有正常关闭。要恢复当时的值和历史吗？</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="83"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="552"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="575"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="88"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="557"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="560"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="564"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="587"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="281"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="282"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="337"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="341"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
         <source>Lesson</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="338"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="342"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="340"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="344"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="342"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="346"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="344"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="348"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="347"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="351"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="349"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="353"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="350"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="354"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="351"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="352"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="356"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="353"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="357"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="359"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="358"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="364"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="369"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="379"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="380"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="384"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="383"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="387"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="389"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="393"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="399"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="403"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="400"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="635"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="404"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="647"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="402"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="639"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="406"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="651"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="403"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="407"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="508"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="508"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="515"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="522"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="527"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="518"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="525"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="530"/>
         <source>Save session</source>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="515"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="518"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="522"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="525"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="530"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="533"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="565"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="577"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="571"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="583"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="611"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="612"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="623"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="619"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="621"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="633"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="627"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="639"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="627"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="639"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="628"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="640"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="628"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="640"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="629"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="641"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="629"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="641"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="642"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="642"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="643"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="640"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="652"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="647"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="652"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="659"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="664"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="648"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="660"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="652"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="664"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="658"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="670"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
@@ -1946,13 +1948,13 @@
 <context>
     <name>ValuesDock</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="148"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="149"/>
         <source>this value is not in the workspace</source>
         <extracomment>panel name -&gt; (dock area, tab group) of the default layout</extracomment>
         <translation>这个值不在工作区中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="154"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="155"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
@@ -2128,48 +2130,69 @@
 <context>
     <name>WorkspacePanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="116"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="120"/>
         <source>No values yet.
 Open a .npy/.npz file, use the Build form,
 or type code below.</source>
+        <extracomment>names a value may not take: the pre-bound modules</extracomment>
         <translation>还没有任何值。
 打开 .npy/.npz 文件、使用“创建”表单，
 或在下方输入代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="141"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="145"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="142"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="146"/>
         <source>Duplicate (clone)</source>
         <translation>复制（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="144"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="148"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="156"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="160"/>
         <source>Move to device</source>
         <translation>移动到设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="160"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="164"/>
         <source>Convert dtype</source>
         <translation>转换 dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="173"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="179"/>
         <source>Rename</source>
         <translation>重命名</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="174"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="180"/>
         <source>New name for {0}:</source>
         <translation>{0} 的新名称：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="190"/>
+        <source>{0!r} is not a valid Python name</source>
+        <translation>{0!r} 不是合法的 Python 名称</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="192"/>
+        <source>{0} is the name of a module; renaming a value to it would hide the module</source>
+        <translation>{0} 是模块名；把值改成这个名字会遮住该模块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="195"/>
+        <source>{0} is already a value; delete or rename it first</source>
+        <translation>{0} 已经是一个值；请先删除或重命名它</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="197"/>
+        <source>Rename refused: {0}.</source>
+        <translation>拒绝重命名：{0}。</translation>
     </message>
 </context>
 </TS>
