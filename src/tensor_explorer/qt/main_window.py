@@ -44,14 +44,17 @@ MAX_RECENT = 8
 LAYOUT_VERSION = 2  # layouts saved before the lesson dock existed are not restored
 
 
-_DEFAULT_STATE: QtCore.QByteArray | None = None
+_STATES: dict[str, QtCore.QByteArray] = {}
 
 
-def default_state() -> QtCore.QByteArray:
-    """The default dock layout: workspace/build over inspector on the left (full height);
-    values/memory/graph tabbed on the right; code bar/code tabbed below them."""
-    global _DEFAULT_STATE
-    if _DEFAULT_STATE is None:
+def _layout_state(key: str, arrange: Callable[[QtWidgets.QMainWindow, dict[str, Any]], None]
+                  ) -> QtCore.QByteArray:
+    """A dock layout, built once in a hidden template window and kept as a saved state.
+
+    Restoring a state into the real window (instead of tabifying its docks directly) avoids the
+    stray tab bars Qt 6 leaves behind when tabified docks are rearranged.
+    """
+    if key not in _STATES:
         tpl = QtWidgets.QMainWindow()
         tpl.setCentralWidget(None)
         tpl.setDockNestingEnabled(True)
@@ -63,48 +66,45 @@ def default_state() -> QtCore.QByteArray:
             dock = QtWidgets.QDockWidget(name, tpl)
             dock.setObjectName(f"dock-{name}")
             docks[name] = dock
+        arrange(tpl, docks)
+        _STATES[key] = tpl.saveState(LAYOUT_VERSION)
+        tpl.deleteLater()
+    return _STATES[key]
+
+
+def default_state() -> QtCore.QByteArray:
+    """The default dock layout: workspace/build/lesson over inspector on the left (full
+    height); values/memory/graph tabbed on the right; code bar/code tabbed below them."""
+
+    def arrange(tpl: QtWidgets.QMainWindow, docks: dict[str, Any]) -> None:
+        area = QtCore.Qt.DockWidgetArea
         tpl.addDockWidget(area.LeftDockWidgetArea, docks["workspace"])
         tpl.addDockWidget(area.RightDockWidgetArea, docks["values"])
         tpl.splitDockWidget(docks["workspace"], docks["inspector"], QtCore.Qt.Orientation.Vertical)
-        tpl.tabifyDockWidget(docks["workspace"], docks["build"])
-        tpl.tabifyDockWidget(docks["workspace"], docks["lesson"])
-        tpl.tabifyDockWidget(docks["values"], docks["memory"])
-        tpl.tabifyDockWidget(docks["values"], docks["graph"])
+        for left in ("build", "lesson"):
+            tpl.tabifyDockWidget(docks["workspace"], docks[left])
+        for right in ("memory", "graph"):
+            tpl.tabifyDockWidget(docks["values"], docks[right])
         tpl.addDockWidget(area.BottomDockWidgetArea, docks["console"])
         tpl.tabifyDockWidget(docks["console"], docks["code"])
         for name in ("workspace", "values", "console"):
             docks[name].raise_()
-        _DEFAULT_STATE = tpl.saveState(LAYOUT_VERSION)
-        tpl.deleteLater()
-    return _DEFAULT_STATE
 
-
-_LESSON_STATE: QtCore.QByteArray | None = None
+    return _layout_state("default", arrange)
 
 
 def lesson_state() -> QtCore.QByteArray:
     """The lesson layout: the lesson on the left, every other panel tabbed on the right."""
-    global _LESSON_STATE
-    if _LESSON_STATE is None:
-        tpl = QtWidgets.QMainWindow()
-        tpl.setCentralWidget(None)
-        tpl.setDockNestingEnabled(True)
-        corner, area = QtCore.Qt.Corner, QtCore.Qt.DockWidgetArea
-        tpl.setCorner(corner.BottomLeftCorner, area.LeftDockWidgetArea)
-        tpl.setCorner(corner.TopLeftCorner, area.LeftDockWidgetArea)
-        docks = {}
-        for name in PANELS:
-            dock = QtWidgets.QDockWidget(name, tpl)
-            dock.setObjectName(f"dock-{name}")
-            docks[name] = dock
+
+    def arrange(tpl: QtWidgets.QMainWindow, docks: dict[str, Any]) -> None:
+        area = QtCore.Qt.DockWidgetArea
         tpl.addDockWidget(area.LeftDockWidgetArea, docks["lesson"])
         tpl.addDockWidget(area.RightDockWidgetArea, docks["values"])
         for name in ("memory", "graph", "inspector", "workspace", "console", "build", "code"):
             tpl.tabifyDockWidget(docks["values"], docks[name])
         docks["values"].raise_()
-        _LESSON_STATE = tpl.saveState(LAYOUT_VERSION)
-        tpl.deleteLater()
-    return _LESSON_STATE
+
+    return _layout_state("lesson", arrange)
 
 
 def literal(value: Any) -> str:
