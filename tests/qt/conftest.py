@@ -22,8 +22,10 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     from PySide6 import QtWidgets
 
     from tensor_explorer.qt import theme
+    from tensor_explorer.qt.gc_guard import install
 
     app = QtWidgets.QApplication.instance()
+    install()  # collect garbage on the UI thread only, as the app does
     if isinstance(app, QtWidgets.QApplication) and app.font().pointSizeF() != theme.BASE_POINT_SIZE:
         theme.state().apply("light", 1.0)  # every test starts from the app's own look
     yield

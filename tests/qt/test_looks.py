@@ -63,7 +63,7 @@ def test_presentation_mode_enlarges_every_panel_text(qtbot: QtBot, make_window) 
     sizes = {}
     for on in (False, True):
         win.set_presentation(on)
-        sizes[on] = {name: p.font().pointSizeF() for name, p in win.panels.items()}
+        sizes[on] = {name: win.panels[name].font().pointSizeF() for name in PANELS}
     win.set_presentation(False)
     for name in PANELS:
         assert sizes[True][name] >= sizes[False][name] * theme.PRESENTATION_SCALE * 0.95, name

@@ -22,9 +22,13 @@ def run(qtbot: QtBot, win, source: str) -> None:
 
 def test_every_panel_is_a_dock(make_window) -> None:
     win = make_window()
+    from tensor_explorer.qt.main_window import LAZY
+
+    assert not set(LAZY) & set(dict.keys(win.panels)), "hidden panels wait until first shown"
     assert set(win.docks) == set(PANELS)
     for name, dock in win.docks.items():
-        assert dock.widget() is win.panels[name]
+        panel = win.panels[name]  # hidden panels are built on first use
+        assert dock.widget() is panel
     visible_bars = [tb for tb in win.findChildren(QtWidgets.QTabBar) if tb.isVisibleTo(win)]
     texts = [tuple(tb.tabText(i) for i in range(tb.count())) for tb in visible_bars]
     assert len(texts) == len(set(texts)), "no duplicate (stray) tab bars"

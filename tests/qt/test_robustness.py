@@ -37,7 +37,7 @@ from tensor_explorer.qt.build_panel import BuildPanel
 from tensor_explorer.qt.console_panel import ConsolePanel
 from tensor_explorer.qt.graph_panel import GraphPanel
 from tensor_explorer.qt.lesson_panel import LessonPanel
-from tensor_explorer.qt.main_window import MainWindow, ValuesDock
+from tensor_explorer.qt.main_window import PANELS, MainWindow, ValuesDock
 from tensor_explorer.qt.memory_panel import MemoryPanel
 from tensor_explorer.qt.training_dialog import TrainingDialog
 from tensor_explorer.qt.workspace_panel import WorkspacePanel
@@ -833,7 +833,7 @@ def _look_changes(qtbot: QtBot, make_window: Callable[..., Any]) -> list[str]:
     def docks() -> int:
         return len(win.findChildren(QtWidgets.QDockWidget))
 
-    assert docks() == len(win.panels)
+    assert docks() == len(PANELS)
     win.reset_layout_action.trigger()
     qtbot.wait(50)
     settle(qtbot, win)
@@ -844,8 +844,8 @@ def _look_changes(qtbot: QtBot, make_window: Callable[..., Any]) -> list[str]:
     problems: list[str] = []
     if lesson.state() is None:
         problems.append("the open lesson is dropped (the lesson pane is empty)")
-    if docks() != len(win.panels):
-        problems.append(f"{docks()} docks instead of {len(win.panels)}: the old panels are "
+    if docks() != len(PANELS):
+        problems.append(f"{docks()} docks instead of {len(PANELS)}: the old panels are "
                         "never removed and stay connected to the workspace and runner")
     if problems:
         return ["Reset layout (MainWindow._build_ui_fresh clears self.docks before "

@@ -36,6 +36,9 @@ def get_app() -> QtWidgets.QApplication:
         QtCore.QCoreApplication.setApplicationName("tensor-explorer")
         app = QtWidgets.QApplication(sys.argv[:1])
         app.setApplicationDisplayName("Tensor Explorer")
+    from .gc_guard import install
+
+    install()  # garbage is collected on this (the UI) thread only
     return app  # type: ignore[return-value]
 
 
@@ -192,7 +195,7 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
         wh = wh or (1280, 800)
     else:
         dock = win.docks[panel]
-        widget = dock.widget()
+        widget = win.panels[panel]  # built now if it was not yet
         dock.setWidget(QtWidgets.QWidget())
         widget.setParent(None)
         wh = wh or (900, 600)

@@ -8,6 +8,7 @@ theme, language, presentation mode, recent files) remembered between runs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import math
 from collections.abc import Callable, Sequence
@@ -24,19 +25,16 @@ from ..core.sources import open_into
 from ..core.workspace import Workspace
 from . import i18n, theme
 from .bridge import WorkspaceBridge
-from .build_panel import BuildPanel
-from .code_panel import CodePanel
 from .console_panel import ConsolePanel
-from .graph_panel import GraphPanel
 from .inspector_panel import InspectorPanel
 from .lesson_panel import LessonPanel
-from .memory_panel import MemoryPanel
 from .run_controller import RunController
 from .values_panel import ValuesPanel
 from .workers import Task
 from .workspace_panel import WorkspacePanel
 
-#: panel name -> (dock area, tab group) of the default layout
+#: panels built only when first shown or used (start-up builds what is visible)
+LAZY = ("build", "memory", "graph", "code")
 PANELS = ("lesson", "workspace", "build", "inspector", "values", "memory", "graph", "console",
           "code")
 OPENABLE = ("*.npy", "*.npz", "*.py", "*.md", "*.txs")
@@ -173,6 +171,32 @@ class ValuesDock(QtWidgets.QWidget):
         self.panel.set_value(name, ws.get(name) if name is not None else None)
 
 
+class PanelMap(dict[str, QtWidgets.QWidget]):
+    """The window's panels by name. A panel not built yet is built, and put into its dock, on
+    first access (``win.panels["graph"]``) or when its dock is first shown."""
+
+    def __init__(self, build: Callable[[str], QtWidgets.QWidget]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, name: str) -> QtWidgets.QWidget:
+        if name not in PANELS:
+            raise KeyError(name)
+        return self._build(name)
+
+
+def _lazy_factory(module: str, cls: str, *args: Any) -> Callable[[], QtWidgets.QWidget]:
+    """A factory that imports the panel's module only when the panel is first built."""
+
+    def make() -> QtWidgets.QWidget:
+        import importlib
+
+        mod = importlib.import_module(f"{__package__}.{module}")
+        return getattr(mod, cls)(*args)
+
+    return make
+
+
 class MainWindow(QtWidgets.QMainWindow):
     """Tensor Explorer's window. ``settings=None`` remembers nothing (screenshots, tests)."""
 
@@ -186,7 +210,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.explored = explored
         self.bridge = WorkspaceBridge(self.workspace, self)
         self.runner = RunController(self.workspace, self)
-        self.panels: dict[str, QtWidgets.QWidget] = {}
+        self.panels = PanelMap(self._make_panel)
+        self._factories: dict[str, Callable[[], QtWidgets.QWidget]] = {}
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
@@ -281,25 +306,26 @@ class MainWindow(QtWidgets.QMainWindow):
             "console": self.tr("Code bar · output"),
             "code": self.tr("Code"),
         }
-        factories: dict[str, Callable[[], QtWidgets.QWidget]] = {
+        self._factories = {
             "lesson": lambda: LessonPanel(self.bridge, self.runner, self.show_panel),
             "workspace": lambda: WorkspacePanel(self.bridge, self.runner),
-            "build": lambda: BuildPanel(self.bridge, self.runner),
+            "build": _lazy_factory("build_panel", "BuildPanel", self.bridge, self.runner),
             "inspector": lambda: InspectorPanel(self.bridge),
             "values": lambda: ValuesDock(self.bridge, self.runner),
-            "memory": lambda: MemoryPanel(self.bridge),
-            "graph": lambda: GraphPanel(self.bridge, self.runner),
+            "memory": _lazy_factory("memory_panel", "MemoryPanel", self.bridge),
+            "graph": _lazy_factory("graph_panel", "GraphPanel", self.bridge, self.runner),
             "console": lambda: ConsolePanel(self.bridge, self.runner),
-            "code": lambda: CodePanel(self.bridge),
+            "code": _lazy_factory("code_panel", "CodePanel", self.bridge),
         }
         for name in PANELS:
-            panel = factories[name]()
-            panel.setMinimumSize(120, 60)  # the window can shrink (small screens, screenshots)
             dock = QtWidgets.QDockWidget(titles[name], self)
             dock.setObjectName(f"dock-{name}")
-            dock.setWidget(panel)
-            self.panels[name] = panel
             self.docks[name] = dock
+            if name in LAZY:
+                dock.setWidget(QtWidgets.QWidget())  # until first shown
+                dock.visibilityChanged.connect(functools.partial(self._dock_shown, name))
+            else:
+                self._make_panel(name)
         # Docks are placed by restoring a layout (built in a template window): tabifying docks
         # directly leaves stray tab bars behind in Qt 6, restoring a state does not.
         self.restoreState(default_state(), LAYOUT_VERSION)
@@ -307,6 +333,22 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_actions()
         if state is not None:
             self.restoreState(state, LAYOUT_VERSION)
+
+    def _make_panel(self, name: str) -> QtWidgets.QWidget:
+        """Build panel ``name`` and put it into its dock (see :class:`PanelMap`)."""
+        panel = self._factories[name]()
+        panel.setMinimumSize(120, 60)  # the window can shrink (small screens, screenshots)
+        dock = self.docks[name]
+        placeholder = dock.widget()
+        dock.setWidget(panel)
+        if placeholder is not None:
+            placeholder.deleteLater()
+        dict.__setitem__(self.panels, name, panel)
+        return panel
+
+    def _dock_shown(self, name: str, visible: bool) -> None:
+        if visible and name not in self.panels:
+            self.panels[name]
 
     def apply_default_sizes(self) -> None:
         """Give the default dock layout sensible proportions for the window's size."""
@@ -346,7 +388,7 @@ class MainWindow(QtWidgets.QMainWindow):
                                                 tip=self.tr("Save every value, its gradient "
                                                             "and the history in one .txs file"))
         self.save_script_action = self._action(self.tr("Save code as .py…"),
-                                               self.panels["code"].save_dialog,
+                                               lambda: self.panels["code"].save_dialog(),
                                                "Ctrl+Shift+S")
         self.export_action = self._action(self.tr("Export panel as image…"), self.export_dialog,
                                           "Ctrl+E")
