@@ -11,19 +11,23 @@ from tensor_explorer.core.lessons import list_lessons
 from tensor_explorer.qt.app import screenshot_main
 
 LESSONS = [info.name for info in list_lessons()]
+#: every step in English; in Chinese the lessons whose screens carry the most text (the suite
+#: stays well under its time budget; tests/core/test_lessons.py runs every step in both)
+CASES = [(name, "en") for name in LESSONS] + [
+    (name, "zh") for name in ("welcome", "numpy-sharing", "grad-accumulation", "debugging")
+]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("name", LESSONS)
+@pytest.mark.parametrize(("name", "lang"), CASES)
 def test_every_step_screenshot_is_not_blank(qtbot, tmp_path: Path, name: str, lang: str) -> None:
     folder = tmp_path / "steps"
-    assert screenshot_main(name, None, panel="window", size="800x500", lang=lang,
+    assert screenshot_main(name, None, panel="window", size="640x400", lang=lang,
                            all_steps=str(folder)) == 0  # 0: every expectation held
     images = sorted(folder.glob("*.png"))
     steps = next(i.steps for i in list_lessons() if i.name == name)
     assert len(images) == steps
     for path in images:
         img = QtGui.QImage(str(path))
-        assert (img.width(), img.height()) == (800, 500)
-        colours = {img.pixel(x, y) for y in range(0, 500, 9) for x in range(0, 800, 9)}
+        assert (img.width(), img.height()) == (640, 400)
+        colours = {img.pixel(x, y) for y in range(0, 400, 7) for x in range(0, 640, 7)}
         assert len(colours) > 12, f"{path.name} looks blank"

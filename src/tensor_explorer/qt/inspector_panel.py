@@ -173,10 +173,12 @@ class InspectorPanel(QtWidgets.QWidget):
         self.tree.clear()
         self.diagnoses.clear()
         name = self.name
-        if name is None or name not in self.workspace:
+        missing = object()
+        # one read: a program in the worker thread may delete the name at any moment
+        value = self.workspace.get(name, missing) if name is not None else missing
+        if value is missing:
             self.title.setText(f"<i>{html.escape(self.tr('Select a value to inspect it.'))}</i>")
             return
-        value = self.workspace[name]
         t = theme.current()
         self.title.setText(f"<b style='font-size:120%'>{html.escape(name)}</b> "
                            f"<span style='color:{t.muted}'>{html.escape(type(value).__name__)}"

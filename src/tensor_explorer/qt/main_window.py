@@ -620,8 +620,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
         def done(names: list[str]) -> None:
             self._remember_file(str(Path(path).resolve()))
-            if names:
-                self.workspace.selected = names[-1]
+            live = [n for n in names if n in self.workspace]  # a program may have run since
+            if live:
+                self.workspace.selected = live[-1]
             self.statusBar().showMessage(self.tr("Opened {0}").format(Path(path).name), 5000)
 
         task.finished.connect(done)

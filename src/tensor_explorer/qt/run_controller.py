@@ -8,6 +8,7 @@ cancels a runaway program; the workspace keeps what it had.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import traceback
 from typing import Any
@@ -116,5 +117,5 @@ class RunController(QtCore.QObject):
 
     @QtCore.Slot(str)
     def _select(self, name: str) -> None:
-        if name in self.workspace:
+        with contextlib.suppress(KeyError):  # deleted meanwhile by another program
             self.workspace.selected = name

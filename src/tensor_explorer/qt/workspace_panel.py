@@ -7,6 +7,7 @@ duplicate, move to a device and convert the dtype run as statements through the
 
 from __future__ import annotations
 
+import contextlib
 import keyword
 from typing import Any
 
@@ -269,5 +270,6 @@ class WorkspacePanel(QtWidgets.QWidget):
 
     def _current_changed(self, current: QtCore.QModelIndex, _prev: QtCore.QModelIndex) -> None:
         name = current.data(NAME_ROLE) if current.isValid() else None
-        if name is not None and name in self.workspace and self.workspace.selected != name:
-            self.workspace.selected = str(name)
+        if name is not None and self.workspace.selected != name:
+            with contextlib.suppress(KeyError):  # deleted meanwhile by a running program
+                self.workspace.selected = str(name)
