@@ -908,16 +908,12 @@ def is_session(path: str | os.PathLike[str]) -> bool:
 
 
 def _available_memory() -> int:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
+    """Bytes of memory available now (the sandbox's measure; half of RAM if unknown)."""
     from .loading import _memory_limit
+    from .sandbox import available_memory
 
-    return _memory_limit()
+    avail = available_memory("cpu")
+    return avail if avail is not None else _memory_limit()
 
 
 def open_session(path: str | os.PathLike[str], into: Workspace | None = None) -> Workspace:

@@ -474,13 +474,10 @@ class NodeLayer(QtWidgets.QGraphicsItem):
         widget: QtWidgets.QWidget | None = None,
     ) -> None:
         st = self.style
-        exposed = option.exposedRect if option.exposedRect.isValid() else self._rect
-        idx = self.visible(exposed)
-        if not idx.size:
+        shown = _exposed(self, painter, option)
+        if shown is None:
             return
-        lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(
-            painter.worldTransform()
-        )
+        idx, lod = shown
         nodes = self.nodes
         sel = self.index.get(self.selected_key)
         if lod >= TEXT_LOD and idx.size <= 2000:
@@ -506,6 +503,18 @@ class NodeLayer(QtWidgets.QGraphicsItem):
             painter.drawRects(rects)
         if sel is not None:
             paint_node(painter, self.node_rect(sel), nodes[sel].text, st, lod, True)
+
+
+def _exposed(item: Any, painter: QtGui.QPainter,
+             option: QtWidgets.QStyleOptionGraphicsItem) -> tuple[np.ndarray, float] | None:
+    """The indices ``item.visible`` finds in the exposed area, and the level of detail; None
+    when nothing is exposed (shared by the node and edge layers' ``paint``)."""
+    exposed = option.exposedRect if option.exposedRect.isValid() else item._rect
+    idx = item.visible(exposed)
+    if not idx.size:
+        return None
+    lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+    return idx, lod
 
 
 def _elide(text: str, font: QtGui.QFont, width: float) -> str:
@@ -569,13 +578,10 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
         widget: QtWidgets.QWidget | None = None,
     ) -> None:
         st = self.style
-        exposed = option.exposedRect if option.exposedRect.isValid() else self._rect
-        idx = self.visible(exposed)
-        if not idx.size:
+        shown = _exposed(self, painter, option)
+        if shown is None:
             return
-        lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(
-            painter.worldTransform()
-        )
+        idx, lod = shown
         s = self.segments
         kinds = self.kinds
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
