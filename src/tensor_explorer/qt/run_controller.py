@@ -55,29 +55,6 @@ class RunController(QtCore.QObject):
         self._thread.start()
         return True
 
-    def run_sync(self, source: str, device: str | None = None, timeout: float = 30.0) -> bool:
-        """Run and wait (for tests and the screenshot command); True on success."""
-        result: dict[str, Any] = {}
-        loop = QtCore.QEventLoop()
-
-        def done(*args: Any) -> None:
-            result["args"] = args
-            loop.quit()
-
-        self.finished.connect(done)
-        self.failed.connect(done)
-        try:
-            if not self.run(source, device):
-                return False
-            if self.busy:
-                QtCore.QTimer.singleShot(int(timeout * 1000), loop.quit)
-                loop.exec()
-        finally:
-            self.finished.disconnect(done)
-            self.failed.disconnect(done)
-        args = result.get("args", ())
-        return bool(args) and isinstance(args[0], list)
-
     def stop(self) -> None:
         """Cancel the running program (it stops within a second)."""
         self.workspace.cancel()
