@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import io
 import json
 import re
@@ -547,11 +548,23 @@ def load_lesson(source: str | Path, language: str | None = None) -> Lesson:
     return read_lesson(p)  # pragma: no cover - variants is never empty for an existing file
 
 
+@functools.lru_cache(maxsize=256)
+def _read_unchanged(path: str, mtime_ns: int, size: int) -> Lesson:
+    """``read_lesson`` memoised on the file's identity (a changed file is read again)."""
+    return read_lesson(path)
+
+
+def _read_shipped(path: str | Path) -> Lesson:
+    st = Path(path).stat()
+    return _read_unchanged(str(path), st.st_mtime_ns, st.st_size)
+
+
 def list_lessons() -> list[LessonInfo]:
-    """The shipped lessons: name, titles, languages and number of steps."""
+    """The shipped lessons: name, titles, languages and number of steps (files are parsed
+    once while they do not change: the lesson list is asked for at every start)."""
     out = []
     for name, variants in shipped_lessons().items():
-        lessons = {lang: read_lesson(path) for lang, path in variants.items()}
+        lessons = {lang: _read_shipped(path) for lang, path in variants.items()}
         first = lessons.get("en") or next(iter(lessons.values()))
         out.append(
             LessonInfo(
