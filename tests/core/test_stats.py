@@ -9,6 +9,20 @@ import pytest
 import torch
 
 import tensor_explorer as tx
+from tensor_explorer.core import kernels
+from tensor_explorer.core import stats as stats_module
+
+
+@pytest.fixture(params=["fused", "torch"])
+def kernel_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Run a test on the fused Numba kernel (for every size) and again on the torch fallback."""
+    if request.param == "torch":
+        kernels.disable()
+    else:
+        assert kernels.available(), "numba is a dependency: the fused kernel must load"
+        monkeypatch.setattr(stats_module, "FUSED_MIN", 0)
+    yield request.param
+    kernels.reset()
 
 
 def _reference(a: np.ndarray) -> dict:
@@ -65,7 +79,7 @@ TORCH_DTYPES = [
 
 @pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "step", "scalar", "empty"])
-def test_tensor_stats_match_numpy(dtype: torch.dtype, layout: str) -> None:
+def test_tensor_stats_match_numpy(dtype: torch.dtype, layout: str, kernel_path: str) -> None:
     g = torch.Generator().manual_seed(1)
     base = torch.randn(60, 50, generator=g) * 7
     if dtype.is_complex:
@@ -83,7 +97,7 @@ def test_tensor_stats_match_numpy(dtype: torch.dtype, layout: str) -> None:
     _check(t, ref, rtol=1e-9)
 
 
-def test_nonfinite_counts_and_first_index_in_c_order() -> None:
+def test_nonfinite_counts_and_first_index_in_c_order(kernel_path: str) -> None:
     a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     a[1, 2, 0] = np.inf
     a[0, 1, 3] = np.nan
@@ -104,14 +118,14 @@ def test_all_nonfinite_has_no_min_max() -> None:
     assert s.to_dict()["first_nonfinite"] == [0]
 
 
-def test_float16_overflow_accumulates_in_float64() -> None:
+def test_float16_overflow_accumulates_in_float64(kernel_path: str) -> None:
     t = torch.full((200_000,), 60000.0, dtype=torch.float16)
     assert torch.isinf(t.sum())  # torch's own float16 sum overflows
     s = tx.stats(t)
     assert s.mean == 60000.0 and s.std == 0.0 and s.nan == s.posinf == 0
 
 
-def test_large_mean_small_spread_keeps_std_accurate() -> None:
+def test_large_mean_small_spread_keeps_std_accurate(kernel_path: str) -> None:
     g = torch.Generator().manual_seed(3)
     t = 1e6 + torch.randn(300_000, generator=g, dtype=torch.float64) * 1e-3
     ref = t.numpy().std()
@@ -119,7 +133,7 @@ def test_large_mean_small_spread_keeps_std_accurate() -> None:
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
-def test_chunk_size_does_not_change_the_answer(chunk: int) -> None:
+def test_chunk_size_does_not_change_the_answer(chunk: int, kernel_path: str) -> None:
     a = np.random.default_rng(0).normal(size=(37, 11)).astype(np.float32)
     a[5, 3] = 0
     a[30, 2] = np.nan
@@ -177,3 +191,76 @@ def test_meta_tensor_and_wrong_types() -> None:
 def test_requires_grad_tensor_is_fine() -> None:
     w = torch.randn(5, requires_grad=True)
     assert tx.stats(w).mean == pytest.approx(float(w.detach().double().mean()))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nan_with_sign_bit_and_signed_zero(dtype, kernel_path: str) -> None:
+    # A NaN whose sign bit is set sorts below -Inf in the fused kernel's integer keys; -0.0 is a
+    # zero. Both must be counted like NumPy counts them.
+    a = np.random.default_rng(1).normal(size=5000).astype(dtype)
+    a[10] = -0.0
+    a[20] = 0.0
+    neg_nan = np.array(np.nan, dtype=dtype)
+    neg_nan = -neg_nan if np.signbit(-neg_nan) else neg_nan
+    a[4000] = neg_nan
+    assert np.signbit(a[4000]) and np.isnan(a[4000])
+    a[4500] = np.inf
+    _check(a, _reference(a))
+    _check(torch.from_numpy(a), _reference(a))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_outlier_first_element_keeps_std_accurate(dtype: torch.dtype, kernel_path: str) -> None:
+    # The fused kernel shifts by a chunk's first element; a far outlier there makes the shifted
+    # sum of squares cancel, which must be detected and redone (shifted by the mean).
+    g = torch.Generator().manual_seed(5)
+    t = torch.randn(200_000, generator=g, dtype=torch.float64)
+    t[0] = 1e7
+    t = t.to(dtype)
+    ref = _reference(t.numpy())
+    _check(t, ref, rtol=1e-9)
+
+
+def test_threads_and_order_for_values_bigger_than_a_chunk(kernel_path: str) -> None:
+    # Several chunks run on worker threads and are merged in order: the first non-finite index
+    # is the first in C order even when a later chunk finishes first.
+    a = np.random.default_rng(2).normal(size=(300, 1000)).astype(np.float32)
+    a[250, 7] = np.inf
+    a[120, 3] = np.nan
+    b = a.T  # non-contiguous: pieces are copied on the workers
+    for value in (a, b, torch.from_numpy(a), torch.from_numpy(a).t()):
+        ref = _reference(np.asarray(value))
+        seen: list[float] = []
+        s = tx.stats(value, progress=seen.append, chunk=10_000)
+        assert seen == sorted(seen) and seen[-1] == 1.0
+        assert s.first_nonfinite == ref["first"]
+        assert s.mean == pytest.approx(ref["mean"], rel=1e-9, abs=1e-12)
+        assert s.std == pytest.approx(ref["std"], rel=1e-9)
+
+
+def test_small_values_do_not_need_numba() -> None:
+    # What the window shows at start is small: its statistics must not import Numba (~0.3 s).
+    code = (
+        "import sys, torch, tensor_explorer as tx; tx.stats(torch.randn(1000));"
+        "tx.stats(torch.randn(100, 100).t()); print('numba' in sys.modules)"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_fused_kernel_is_used_for_big_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = kernels.fused_moments
+
+    def spy(a, shift=None):
+        calls.append(a.size)
+        return real(a, shift)
+
+    monkeypatch.setattr(kernels, "fused_moments", spy)
+    t = torch.randn(3 * stats_module.FUSED_MIN)
+    s = tx.stats(t)
+    assert calls and sum(calls) >= t.numel()
+    assert s.mean == pytest.approx(float(t.double().mean()), abs=1e-12)
