@@ -27,6 +27,8 @@ from typing import IO, Any
 import numpy as np
 import torch
 
+from .sysmem import memory_limit
+
 MAGIC = b"\x93NUMPY"
 MAX_HEADER_BYTES = 65536
 #: Arrays at least this large are memory-mapped instead of read.
@@ -238,13 +240,6 @@ def _read_into(f: IO[bytes], header: NpyHeader, name: str) -> np.ndarray:
     return flat.reshape(header.shape, order="F" if header.fortran_order else "C")
 
 
-def _memory_limit() -> int:
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 2
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return 8 * 1024**3
-
-
 # ---------------------------------------------------------------------------- public API
 
 
@@ -263,7 +258,7 @@ def load_array(path: str | os.PathLike[str], *, mmap_threshold: int = MMAP_THRES
             header = parse_header(f, size, name)
             if header.data_nbytes >= mmap_threshold and header.data_nbytes > 0:
                 return _map(str(p), header, header.header_nbytes, str(p))
-            if header.data_nbytes > _memory_limit():
+            if header.data_nbytes > memory_limit():
                 raise _fail(name, f"{header.data_nbytes:,} bytes do not fit in memory")
             return _read_into(f, header, name)
     except LoadError:
@@ -325,7 +320,7 @@ def load_arrays(
                     if header.data_nbytes >= mmap_threshold:
                         out[key] = _map(str(p), header, start + header.header_nbytes, label)
                         continue
-                if info.file_size > _memory_limit():
+                if info.file_size > memory_limit():
                     raise _fail(label, f"{info.file_size:,} bytes do not fit in memory")
                 with zf.open(info) as member:
                     header = parse_header(member, info.file_size, label)

@@ -54,7 +54,6 @@ import ast
 import builtins
 import functools
 import math
-import os
 import string
 import threading
 import types
@@ -63,6 +62,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from .sysmem import available_memory
 
 PROGRAM_FILENAME = "<program>"
 
@@ -700,29 +701,6 @@ _RANDOM_SIZED: dict[str, Callable[..., Any]] = {
     "randint": _n(_np_size_at(2)),
 }
 _SIZED = {"torch": _TORCH_SIZED, "numpy": _NUMPY_SIZED, "numpy.random": _RANDOM_SIZED}
-
-
-def available_memory(device: Any = None) -> int | None:
-    """Bytes that can be allocated now on ``device`` (None: unknown, or no limit applies)."""
-    dev = torch.device(device) if device is not None else torch.get_default_device()
-    if dev.type == "cuda":
-        try:
-            return int(torch.cuda.mem_get_info(dev)[0])
-        except (RuntimeError, AssertionError, ValueError):
-            return None
-    if dev.type != "cpu":
-        return None
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def _gib(n: int) -> str:

@@ -908,12 +908,10 @@ def is_session(path: str | os.PathLike[str]) -> bool:
 
 
 def _available_memory() -> int:
-    """Bytes of memory available now (the sandbox's measure; half of RAM if unknown)."""
-    from .loading import _memory_limit
-    from .sandbox import available_memory
+    """Bytes of memory available now (half of RAM if unknown)."""
+    from .sysmem import memory_limit
 
-    avail = available_memory("cpu")
-    return avail if avail is not None else _memory_limit()
+    return memory_limit()
 
 
 def open_session(path: str | os.PathLike[str], into: Workspace | None = None) -> Workspace:
