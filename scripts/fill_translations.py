@@ -23,7 +23,7 @@ def main(ts_path: str, dict_path: str) -> int:
             tr = msg.find("translation")
             if tr is None:
                 tr = ET.SubElement(msg, "translation")
-            if tr.get("type") in ("unfinished", None) and not (tr.text or "").strip() or \
+            if (tr.get("type") in ("unfinished", None) and not (tr.text or "").strip()) or \
                     tr.get("type") == "unfinished":
                 if src in table:
                     tr.text = table[src]
