@@ -194,3 +194,12 @@ def test_killed_app_restores_its_workspace_on_the_next_start(tmp_path: Path) -> 
     assert r.returncode == 0, r.stderr
     assert "restored 3 values: array, shared, w" in r.stdout
     assert not recovery.exists()  # a clean exit removes it
+
+
+def test_statistics_on_the_ui_thread_never_load_numba() -> None:
+    # The Inspector reduces values up to SYNC_STATS_LIMIT elements on the UI thread; those must
+    # stay on the torch path, since the first use of the fused kernel imports Numba (~0.3 s).
+    from tensor_explorer.core import stats as stats_module
+    from tensor_explorer.qt import inspector_panel
+
+    assert inspector_panel.SYNC_STATS_LIMIT < stats_module.FUSED_MIN

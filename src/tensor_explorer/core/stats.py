@@ -32,9 +32,10 @@ import torch
 from . import kernels
 
 CHUNK = 1 << 22  # elements per chunk: amortises dispatch and threads; a few in flight at once
-# Values smaller than this use the torch kernels: they are fast enough, and small values (what
-# the window shows at start) then never import Numba, which costs ~0.3 s.
-FUSED_MIN = 1 << 16
+# Values smaller than this use the torch kernels: they are fast enough (~1 ms), and the values
+# the window reduces on its UI thread (the Inspector's SYNC_STATS_LIMIT) then never import Numba,
+# which costs ~0.3 s; bigger ones are reduced in the background.
+FUSED_MIN = 1 << 18
 
 Progress = Callable[[float], None]
 Cancel = Callable[[], bool]
