@@ -338,7 +338,7 @@ class InspectorPanel(QtWidgets.QWidget):
             self.diagnoses.setText(f"<span style='color:{t.ok}'>✓ "
                                    f"{html.escape(self.tr('No common mistakes found.'))}</span>")
             return
-        icon = {"error": "⛔", "warning": "⚠", "info": "ℹ"}
+        icon = {"error": "✖", "warning": "⚠", "info": "ℹ"}  # glyphs in DejaVu Sans
         color = {"error": t.error, "warning": t.warning, "info": t.info}
         parts = [f"<p style='margin:2px 0 6px 0'><span style='color:{color[d.severity]}'>"
                  f"{icon[d.severity]} <b>{html.escape(d.code)}</b></span><br>"
