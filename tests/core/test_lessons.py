@@ -119,6 +119,22 @@ def test_list_lessons() -> None:
     assert welcome["languages"] == ["en", "zh"]
     assert welcome["steps"] == len(L.load_lesson("welcome").steps)
     assert welcome["titles"]["zh"] and welcome["title"] == welcome["titles"]["en"]
+    # the list reads only front matter and step headings: it must agree with a full parse
+    for info in infos:
+        for lang in info.languages:
+            lesson = L.load_lesson(info.name, language=lang)
+            assert info.titles[lang] == lesson.title
+            assert info.steps == len(lesson.steps), (info.name, lang)
+
+
+def test_lesson_heads_skip_headings_inside_code_blocks(tmp_path: Path) -> None:
+    text = GOOD.replace("array[0, 0] = 99", "## not a step: a comment in code\narray[0, 0] = 99")
+    text = text.replace("Some *prose*.", "~~~text\n## also not a step\n~~~\n")
+    path = write(tmp_path, text)
+    lesson = L.read_lesson(path)
+    plain = L.read_lesson(write(tmp_path, GOOD, "plain.en.md"))
+    assert len(lesson.steps) == len(plain.steps)  # the headings in code blocks are not steps
+    assert L._head(path) == (lesson.title, len(lesson.steps))
 
 
 # ------------------------------------------------------------------------------- format

@@ -549,30 +549,51 @@ def load_lesson(source: str | Path, language: str | None = None) -> Lesson:
 
 
 @functools.lru_cache(maxsize=256)
-def _read_unchanged(path: str, mtime_ns: int, size: int) -> Lesson:
-    """``read_lesson`` memoised on the file's identity (a changed file is read again)."""
-    return read_lesson(path)
+def _head_unchanged(path: str, mtime_ns: int, size: int) -> tuple[str, int]:
+    """A lesson file's title and number of steps, without parsing its steps (the list of
+    lessons needs only these, at every start); memoised on the file's identity."""
+    where = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LessonError(f"cannot read the lesson: {exc}", path=where) from None
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    meta, start = _front_matter(lines, where)
+    steps = 0
+    fence: str | None = None
+    for raw in lines[start:]:
+        if fence is not None:
+            stripped = raw.strip()
+            if stripped.startswith(fence) and stripped.strip(fence[0]) == "":
+                fence = None
+            continue
+        m = _FENCE.match(raw)
+        if m:
+            fence = m.group(1)
+        elif raw.startswith("## ") and raw[3:].strip():
+            steps += 1
+    return meta["title"], steps
 
 
-def _read_shipped(path: str | Path) -> Lesson:
+def _head(path: str | Path) -> tuple[str, int]:
     st = Path(path).stat()
-    return _read_unchanged(str(path), st.st_mtime_ns, st.st_size)
+    return _head_unchanged(str(path), st.st_mtime_ns, st.st_size)
 
 
 def list_lessons() -> list[LessonInfo]:
-    """The shipped lessons: name, titles, languages and number of steps (files are parsed
-    once while they do not change: the lesson list is asked for at every start)."""
+    """The shipped lessons: name, titles, languages and number of steps (read from each file's
+    front matter and step headings only; a lesson is parsed in full when it is opened)."""
     out = []
     for name, variants in shipped_lessons().items():
-        lessons = {lang: _read_shipped(path) for lang, path in variants.items()}
-        first = lessons.get("en") or next(iter(lessons.values()))
+        heads = {lang: _head(path) for lang, path in variants.items()}
+        first = heads.get("en") or next(iter(heads.values()))
         out.append(
             LessonInfo(
                 name=name,
-                title=first.title,
-                titles={lang: les.title for lang, les in lessons.items()},
-                languages=tuple(lang for lang in LANGUAGES if lang in lessons),
-                steps=len(first.steps),
+                title=first[0],
+                titles={lang: head[0] for lang, head in heads.items()},
+                languages=tuple(lang for lang in LANGUAGES if lang in heads),
+                steps=first[1],
             )
         )
     return out
