@@ -264,3 +264,16 @@ def test_fused_kernel_is_used_for_big_values(monkeypatch: pytest.MonkeyPatch) ->
     s = tx.stats(t)
     assert calls and sum(calls) >= t.numel()
     assert s.mean == pytest.approx(float(t.double().mean()), abs=1e-12)
+
+
+def test_a_kernel_that_fails_to_compile_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args):
+        raise RuntimeError("LLVM failed")  # what a Numba compile error looks like to us
+
+    monkeypatch.setattr(kernels, "_KERNELS", {np.dtype(np.float32): (broken, np.int32, np.float32)})
+    monkeypatch.setattr(kernels, "_STATE", "ready")
+    t = torch.randn(2 * stats_module.FUSED_MIN)
+    s = tx.stats(t)
+    assert s.mean == pytest.approx(float(t.double().mean()), abs=1e-12)
+    assert not kernels.available()  # disabled from now on
+    kernels.reset()

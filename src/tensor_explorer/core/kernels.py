@@ -139,7 +139,11 @@ def fused_moments(a: np.ndarray, shift: float | None = None) -> Moments | None:
         shift = float(a[0])
         if not np.isfinite(shift):
             shift = 0.0
-    s1, s2, zeros, lo, hi = fn(a, a.view(int_t), float(shift))
+    try:
+        s1, s2, zeros, lo, hi = fn(a, a.view(int_t), float(shift))
+    except Exception:  # the compiler failed on this machine: use the fallback from now on
+        disable()
+        return None
     return Moments(
         float(s1), float(s2), int(zeros),
         _key_to_float(lo, int_t, float_t), _key_to_float(hi, int_t, float_t), float(shift),
