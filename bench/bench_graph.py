@@ -7,7 +7,8 @@ ops on 16-element vectors, with eight leaves reused throughout and a branch ever
 the graph is a DAG, not only a chain), then reports:
 
 - trace: ``tx.trace`` (with saved-tensor info) and ``trace(saved=False)``;
-- layout: ``graph_layout.layout`` of the traced graph, and ``collapse_chains``;
+- layout: ``graph_layout.layout`` of the traced graph, ``collapse_chains``, and ``collapse``
+  (repeated blocks and chains: what the pane shows for big graphs);
 - backward overhead: ``tx.backward`` on a pre-traced graph (the pane's case: the graph is
   already on screen) and with tracing included, each as a ratio to a plain ``root.backward()``
   of an identical graph built the same way in the same run. Each timing is the median of
@@ -33,7 +34,7 @@ except ImportError:  # running from a checkout without an installed package
 import torch
 
 from tensor_explorer.core.autograd import backward, trace
-from tensor_explorer.core.graph_layout import collapse_chains, layout
+from tensor_explorer.core.graph_layout import collapse, collapse_chains, layout
 
 LEAVES = 8
 WIDTH = 16
@@ -131,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         positions = layout(graph)
         t_layout = time.perf_counter() - t0
         t0 = time.perf_counter()
-        collapsed = collapse_chains(graph)
+        collapse_chains(graph)
+        t_chains = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        collapsed = collapse(graph)
         t_collapse = time.perf_counter() - t0
         assert len(positions) == len(graph.nodes)
         del root, leaves, names
@@ -146,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  trace (with saved tensors)   {t_trace * 1e3:8.1f} ms")
         print(f"  trace (saved=False)          {t_trace_fast * 1e3:8.1f} ms")
         print(f"  layout                       {t_layout * 1e3:8.1f} ms")
-        print(f"  collapse_chains              {t_collapse * 1e3:8.1f} ms")
+        print(f"  collapse_chains              {t_chains * 1e3:8.1f} ms")
+        print(f"  collapse (blocks + chains)   {t_collapse * 1e3:8.1f} ms")
         print(f"  trace + layout               {(t_trace + t_layout) * 1e3:8.1f} ms")
         print(f"  plain root.backward()        {t_plain * 1e3:8.1f} ms")
         print(

@@ -9,9 +9,13 @@ reused, a branch every few steps). For each size it reports the median of ``--re
 - ``trace``: ``tx.trace`` alone (with saved-tensor info) — the baseline every ratio refers to,
   measured in the same run;
 - ``pane``: what the pane does for a graph of that size before the first frame: trace, collapse
-  chains (graphs above ``COLLAPSE_ABOVE`` nodes), node and edge texts, node sizes and layout
+  repeated blocks and chains (``graph_layout.collapse``, graphs above ``COLLAPSE_ABOVE``
+  nodes: these graphs are one loop, so they fold into a run of a few thousand blocks), node and
+  edge texts, node sizes and layout
   (``compute_drawing``), scene items (``GraphView.show_drawing``, fitted to a 1000x700 view) and
   the first paint of the view into an image;
+- ``blocks``: the same after a click on the run (``collapse`` with the run expanded: every
+  block a group of its own, thousands of nodes);
 - ``full``: the same without collapsing (every node an item: the worst case, e.g. after
   expanding every group);
 
@@ -28,6 +32,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).resolve().parent
@@ -42,7 +47,7 @@ from PySide6 import QtGui, QtWidgets  # noqa: E402
 
 from bench_graph import build  # noqa: E402
 from tensor_explorer.core.autograd import trace  # noqa: E402
-from tensor_explorer.core.graph_layout import collapse_chains  # noqa: E402
+from tensor_explorer.core.graph_layout import collapse  # noqa: E402
 from tensor_explorer.qt.graph_panel import COLLAPSE_ABOVE, _drawing  # noqa: E402
 from tensor_explorer.qt.graph_view import GraphView  # noqa: E402
 
@@ -55,12 +60,18 @@ def _paint(view: GraphView) -> None:
 
 
 def draw_once(view: GraphView, root: torch.Tensor, names: dict[str, torch.Tensor],
-              collapse: bool) -> dict[str, float]:
-    """Time each phase of the pane's path to a first frame."""
+              mode: str) -> dict[str, float]:
+    """Time each phase of the pane's path to a first frame; ``mode``: "pane" (collapsed as the
+    pane does), "blocks" (its first run expanded) or "full" (nothing collapsed)."""
     t0 = time.perf_counter()
     graph = trace(root, names)
     t1 = time.perf_counter()
-    shown = collapse_chains(graph) if collapse and len(graph) > COLLAPSE_ABOVE else graph
+    shown: Any = graph
+    if mode != "full" and len(graph) > COLLAPSE_ABOVE:
+        shown = collapse(graph)
+        if mode == "blocks":
+            runs = [g for g, i in shown.info.items() if i.kind == "repeat"]
+            shown = collapse(graph, set(runs[:1]))
     drawing = _drawing(shown, graph, {}, None, [], view.style_.metrics, None)
     t2 = time.perf_counter()
     view.show_drawing(drawing)
@@ -85,39 +96,40 @@ def main(argv: list[str] | None = None) -> int:
     view.resize(1000, 700)
     print(f"torch {torch.__version__}, median of {args.repeat}; times in ms; ratio = time / "
           "trace-only time of the same graph")
-    print(f"{'nodes':>7} {'trace':>7} | {'pane':>7} {'ratio':>6} {'shown':>6} "
-          f"({'layout':>6} {'items':>6} {'paint':>6}) | {'full':>7} {'ratio':>6} "
-          f"({'layout':>6} {'items':>6} {'paint':>6})")
+    cols = ("pane", "blocks", "full")
+    head = " | ".join(f"{c:>7} {'ratio':>5} {'shown':>6} ({'layout':>6} {'items':>6} "
+                      f"{'paint':>6})" for c in cols)
+    print(f"{'nodes':>7} {'trace':>7} | {head}")
     for n in args.sizes:
         root, leaves = build(n)
         names = {f"w{i}": t for i, t in enumerate(leaves)}
         names["out"] = root
         trace(root, names)  # warm caches
-        draw_once(view, root, names, True)
-        base, pane, full = [], [], []
+        draw_once(view, root, names, "pane")
+        base: list[float] = []
+        rows: dict[str, list[dict[str, float]]] = {c: [] for c in cols}
         for _ in range(args.repeat):
             gc.collect()
             t0 = time.perf_counter()
             trace(root, names)
             base.append(time.perf_counter() - t0)
-            gc.collect()
-            pane.append(draw_once(view, root, names, True))
-            app.processEvents()
-            gc.collect()
-            full.append(draw_once(view, root, names, False))
-            app.processEvents()
+            for mode in cols:
+                gc.collect()
+                rows[mode].append(draw_once(view, root, names, mode))
+                app.processEvents()
         tb = statistics.median(base)
 
-        def med(rows: list[dict[str, float]], key: str) -> float:
-            return statistics.median(r[key] for r in rows)
+        def med(mode: str, key: str, rows: dict[str, list[dict[str, float]]] = rows) -> float:
+            return statistics.median(r[key] for r in rows[mode])
 
+        parts = [
+            f"{med(c, 'total') * 1e3:>7.1f} {med(c, 'total') / tb:>5.1f} "
+            f"{int(med(c, 'shown')):>6} ({med(c, 'layout') * 1e3:>6.1f} "
+            f"{med(c, 'items') * 1e3:>6.1f} {med(c, 'paint') * 1e3:>6.1f})"
+            for c in cols
+        ]
         graph_n = len(trace(root, names, saved=False))
-        print(f"{graph_n:>7} {tb * 1e3:>7.1f} | {med(pane, 'total') * 1e3:>7.1f} "
-              f"{med(pane, 'total') / tb:>6.1f} {int(med(pane, 'shown')):>6} "
-              f"({med(pane, 'layout') * 1e3:>6.1f} {med(pane, 'items') * 1e3:>6.1f} "
-              f"{med(pane, 'paint') * 1e3:>6.1f}) | {med(full, 'total') * 1e3:>7.1f} "
-              f"{med(full, 'total') / tb:>6.1f} ({med(full, 'layout') * 1e3:>6.1f} "
-              f"{med(full, 'items') * 1e3:>6.1f} {med(full, 'paint') * 1e3:>6.1f})")
+        print(f"{graph_n:>7} {tb * 1e3:>7.1f} | " + " | ".join(parts))
         view.clear()
         del root, leaves, names
     return 0

@@ -184,481 +184,682 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="84"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="85"/>
         <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
         <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="88"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="89"/>
         <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
         <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="92"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="93"/>
         <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
         <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="465"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="548"/>
         <source>Re-run the program that built this graph on another device</source>
         <extracomment>emitted after a graph is shown (drawn), and after each backward / zero_grad</extracomment>
         <translation>在另一个设备上重新运行构建这张图的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="469"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="552"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="470"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="553"/>
         <source>Zoom out (-)</source>
         <translation>缩小 (-)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="554"/>
         <source>Zoom in (+)</source>
         <translation>放大 (+)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="472"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="555"/>
         <source>Show the whole graph (0)</source>
         <translation>显示整张图 (0)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="589"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="557"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="476"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="559"/>
         <source>Run root.backward(...) and record the gradient along every edge</source>
         <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="480"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="563"/>
         <source>How many backward calls to run in a row</source>
         <translation>连续运行多少次 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="483"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="566"/>
         <source>Keep the saved tensors so backward can run on this graph again</source>
         <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="486"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="569"/>
         <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
         <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="490"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="573"/>
         <source>Call retain_grad() on this intermediate so its .grad is kept</source>
         <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="492"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="575"/>
         <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
         <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="496"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="579"/>
         <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
         <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="497"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="580"/>
         <source>Numerical check</source>
         <translation>数值检验</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="499"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="582"/>
         <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
         <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="500"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="583"/>
         <source>Training step…</source>
         <translation>训练一步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="502"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="585"/>
         <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="507"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="590"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="525"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="952"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="608"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1054"/>
         <source>call</source>
         <translation>调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="526"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="609"/>
         <source>‖grad‖</source>
         <translation>‖grad‖</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="533"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="616"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="534"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="617"/>
         <source>Accumulation</source>
         <translation>累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="547"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="630"/>
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="555"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="638"/>
         <source>gradient:</source>
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="590"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="673"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="650"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="780"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="781"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="826"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="763"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="853"/>
         <source>Graph of &lt;b&gt;{0}&lt;/b&gt;: {1} nodes, {2} edges</source>
         <translation>&lt;b&gt;{0}&lt;/b&gt; 的计算图：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="859"/>
+        <source>(collapsed: repeated blocks in {0} group(s), {1} chain(s); click a group to expand)</source>
+        <translation>（已折叠：{0} 个重复块分组，{1} 条链；点击分组可展开）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="863"/>
+        <source>(repeated blocks collapsed into {0} group(s): click a group to expand)</source>
+        <translation>（重复块折叠成了 {0} 个分组：点击分组可展开）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="866"/>
         <source>({0} chains collapsed: click a group to expand)</source>
         <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="769"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="869"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="784"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="884"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="787"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="887"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="800"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="900"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="837"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="937"/>
         <source>Wait: {0}</source>
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="840"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="940"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="844"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="944"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="885"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="986"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="898"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1000"/>
         <source>{0} backward call(s) ran, then: </source>
         <translation>运行了 {0} 次 backward，然后：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="905"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1007"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="937"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1039"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="940"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1042"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="952"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1054"/>
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="952"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1054"/>
         <source>step</source>
         <translation>步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="994"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1098"/>
+        <source>Expanded {0} repeated blocks of {1} operations each.</source>
+        <translation>展开了 {0} 个重复块，每块 {1} 个运算。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1101"/>
+        <source>Expanded block {0} of {1} ({2} operations).</source>
+        <translation>展开了第 {0} 块（共 {1} 块，{2} 个运算）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1104"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1036"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1146"/>
         <source>root: where backward starts</source>
         <translation>根：backward 从这里开始</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1037"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1147"/>
         <source>operation (its backward function)</source>
         <translation>运算（它的反向函数）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1038"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1148"/>
         <source>named intermediate (a workspace value)</source>
         <translation>有名字的中间结果（工作区中的值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1039"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1149"/>
         <source>leaf: .grad accumulates here</source>
         <translation>叶子：.grad 在这里累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1040"/>
-        <source>group: a collapsed chain (click to expand)</source>
-        <translation>分组：折叠起来的链（点击展开）</translation>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1150"/>
+        <source>group: repeated blocks or a chain of operations (click to expand)</source>
+        <translation>分组：重复块或一条运算链（点击展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1041"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1152"/>
         <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
         <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1047"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1158"/>
         <source>Click a node for its saved tensors and .grad, or an edge for the gradient that flowed along it. Data flows down the arrows; backward sends gradients back up.</source>
         <translation>点击节点查看它保存的张量和 .grad，点击边查看沿它流过的梯度。数据沿箭头向下流动；backward 把梯度向上传回。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1094"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1200"/>
         <source>.grad is None: no backward has reached this leaf since it was made or last set to None.</source>
         <translation>.grad 是 None：自创建或上次被设为 None 以来，还没有 backward 传到这个叶子。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1105"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1211"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1107"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1213"/>
         <source>STALE: changed in place</source>
         <translation>已过期：被原地修改</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1109"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1215"/>
         <source>freed by backward</source>
         <translation>已被 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1114"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1220"/>
         <source>saved tensor</source>
         <translation>保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1114"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1220"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1114"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1220"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1114"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1220"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1145"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1253"/>
+        <source>{0} repeated blocks of {1} operations</source>
+        <translation>{0} 个重复块，每块 {1} 个运算</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1255"/>
+        <source>The same block of operations, {0} times in a row: the iterations of a loop or the layers of a stack. Blocks count as the same when their operations and the way they connect are the same; their values, shapes and weights may differ.</source>
+        <translation>同一块运算连续出现 {0} 次：循环的各次迭代，或堆叠的各层。只要运算和它们的连接方式相同，就算作相同的块；它们的值、形状和权重可以不同。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1259"/>
+        <source>Click it in the graph to show its blocks.</source>
+        <translation>在图中点击它即可显示各个块。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1261"/>
+        <source>Block {0} of {1} ({2} operations)</source>
+        <translation>第 {0} 块，共 {1} 块（{2} 个运算）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1263"/>
+        <source>One block of a run of repeated blocks; block 1 was computed first (the first iteration the run covers).</source>
+        <translation>一串重复块中的一块；第 1 块最先计算（这一串所包含的第一次迭代）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1265"/>
+        <source>Click it in the graph to show its operations.</source>
+        <translation>在图中点击它即可显示其中的运算。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1271"/>
+        <source>Leaves it reads ({0}): {1}</source>
+        <translation>它读取的叶子（{0} 个）：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1294"/>
         <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
         <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1160"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1311"/>
         <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
         <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1164"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1315"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1343"/>
         <source>Run backward to see the gradient that flows along this edge.</source>
         <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1187"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1335"/>
+        <source>{0} edges of the graph, one from each place in the group that uses {1}; the gradients along them add up.</source>
+        <translation>计算图中的 {0} 条边，分组里每个用到 {1} 的地方各有一条；沿这些边的梯度会相加。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1350"/>
+        <source>Norm of the summed gradient: {0}</source>
+        <translation>梯度之和的范数：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1351"/>
+        <source>Expand the group to see the gradient along each edge.</source>
+        <translation>展开分组可查看每条边上的梯度。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1366"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1196"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1375"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1202"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1381"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1234"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1413"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1239"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1418"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1249"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1428"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1273"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1453"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1278"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1458"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1284"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1464"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1312"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1492"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1314"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1319"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1494"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1499"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1325"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1505"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1325"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1505"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1328"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1508"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1380"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1560"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1462"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1644"/>
+        <source>(meta: no values)</source>
+        <translation>（meta：没有数值）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1645"/>
+        <source>A chain of operations with one input and one consumer each.</source>
+        <translation>一条运算链：每个运算只有一个输入和一个使用者。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1646"/>
+        <source>A leaf: backward accumulates its gradient into .grad.</source>
+        <translation>叶子：backward 把它的梯度累积到 .grad 中。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1648"/>
+        <source>block {0} of {1}</source>
+        <translation>第 {0} 块，共 {1} 块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1649"/>
+        <source>Click for its saved tensors.</source>
+        <translation>点击查看它保存的张量。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1650"/>
         <source>Click it in the graph to expand it.</source>
         <translation>在图中点击它即可展开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1463"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1651"/>
+        <source>click to expand</source>
+        <translation>点击展开</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1652"/>
+        <source>constant · {0}</source>
+        <translation>常量 · {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1653"/>
+        <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
+        <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1657"/>
         <source>Cut off from the graph</source>
         <translation>已从计算图断开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1464"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1658"/>
         <source>Cut: gradient stops here</source>
         <translation>断开：梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1465"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1659"/>
+        <source>Each block, in the order computed</source>
+        <translation>每一块（按计算顺序）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1660"/>
+        <source>grad (retained) = {0}</source>
+        <translation>grad（保留）= {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1663"/>
+        <source>gradient stops here</source>
+        <translation>梯度在这里停止</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1665"/>
         <source>Group of {0} operations</source>
         <translation>{0} 个运算组成的分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1466"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1667"/>
+        <source>leaf {0} {1}</source>
+        <translation>叶子 {0} {1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1669"/>
+        <source>no grad</source>
+        <translation>无梯度</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1670"/>
         <source>No gradient flowed along this edge.</source>
         <translation>这条边上没有梯度流过。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1467"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1672"/>
+        <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
+        <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1676"/>
+        <source>re-running the program failed: {0}</source>
+        <translation>重新运行程序失败：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1677"/>
+        <source>root</source>
+        <translation>根</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1678"/>
+        <source>root: {0}</source>
+        <translation>根：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1679"/>
         <source>Saved for backward</source>
         <translation>为反向传播保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1468"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1680"/>
         <source>Saved nothing for backward.</source>
         <translation>没有为反向传播保存任何张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1469"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1681"/>
+        <source>saved tensor changed in place!</source>
+        <translation>保存的张量被原地修改了！</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1682"/>
+        <source>The gradient list is not a rectangular list of numbers ({0}).</source>
+        <translation>梯度列表不是规整的数字列表（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1685"/>
+        <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
+        <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1688"/>
+        <source>The root is not a tensor after re-running.</source>
+        <translation>重新运行后，根不是张量。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1689"/>
+        <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
+        <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1693"/>
+        <source>{0} edges</source>
+        <translation>{0} 条边</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1694"/>
+        <source>{0} ops</source>
+        <translation>{0} 个运算</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1695"/>
+        <source>{0} × {1} ops</source>
+        <translation>{0} × {1} 个运算</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1647"/>
         <source>backward calls accumulated: {0}</source>
         <translation>已累积的 backward 次数：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1470"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1661"/>
         <source>gradient it receives</source>
         <translation>它接收的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1471"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1662"/>
         <source>gradient shape</source>
         <translation>梯度形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1472"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1664"/>
+        <source>group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1666"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1473"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1668"/>
         <source>names</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1474"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1671"/>
         <source>on</source>
         <translation>位于</translation>
     </message>
@@ -1030,92 +1231,92 @@
         <translation>统计 %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="194"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="196"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="199"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="201"/>
         <source>repr</source>
         <translation>repr</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="241"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="243"/>
         <source>Parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="246"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="248"/>
         <source>training mode</source>
         <translation>训练模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="247"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="249"/>
         <source>train() vs eval(): dropout and batch norm behave differently.</source>
         <translation>train() 与 eval()：dropout 和 batch norm 的行为不同。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="253"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="255"/>
         <source>How it was made</source>
         <translation>如何得到</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="255"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="257"/>
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="255"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="257"/>
         <source>handed in (file or explore())</source>
         <translation>直接传入（文件或 explore()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="258"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="260"/>
         <source>statement</source>
         <translation>语句</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="259"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="261"/>
         <source>The code that bound this name.</source>
         <translation>绑定这个名字的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="261"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="263"/>
         <source>grad mode</source>
         <translation>梯度模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="262"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="264"/>
         <source>The autograd mode in force when it was made.</source>
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="265"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="267"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="307"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="309"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="316"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="318"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="317"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="319"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="370"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="372"/>
         <source>No common mistakes found.</source>
         <translation>没有发现常见错误。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="373"/>
         <source>Select a value to inspect it.</source>
         <translation>选择一个值来检查它。</translation>
     </message>
@@ -1232,317 +1433,317 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="69"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="72"/>
         <source>Tensor Explorer did not close cleanly last time. Restore the values and history it had?</source>
         <translation>Tensor Explorer 上次没有正常关闭。要恢复当时的值和历史吗？</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="88"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="557"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="560"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="564"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="587"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="91"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="599"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="602"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="606"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="303"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="303"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="304"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="304"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="281"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="282"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="307"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="341"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="383"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="302"/>
         <source>Lesson</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="342"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="384"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="344"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="386"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="346"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="388"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="348"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="390"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="351"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="393"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="353"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="395"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="354"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="396"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="397"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="356"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="398"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="357"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="399"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="359"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="401"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="404"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="406"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="409"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="369"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="411"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="413"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="379"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="421"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="384"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="426"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="387"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="429"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="393"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="435"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="403"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="445"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="404"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="647"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="446"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="690"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="406"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="651"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="448"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="694"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="407"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="449"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="553"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="553"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="518"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="525"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="530"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="560"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="567"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="572"/>
         <source>Save session</source>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="518"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="560"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="525"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="567"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="533"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="575"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="577"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="619"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="583"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="626"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="623"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="666"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="667"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="674"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="633"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="676"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="639"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="682"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="639"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="682"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="640"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="683"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="640"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="683"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="641"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="684"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="641"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="684"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="642"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="685"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="642"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="685"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="643"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="686"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="652"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="695"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="659"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="664"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="702"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="707"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="660"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="703"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="664"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="707"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="670"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="713"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
@@ -1948,13 +2149,13 @@
 <context>
     <name>ValuesDock</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="149"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="147"/>
         <source>this value is not in the workspace</source>
-        <extracomment>panel name -&gt; (dock area, tab group) of the default layout</extracomment>
+        <extracomment>panels built only when first shown or used (start-up builds what is visible)</extracomment>
         <translation>这个值不在工作区中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="155"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="153"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
@@ -2130,7 +2331,7 @@
 <context>
     <name>WorkspacePanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="120"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="121"/>
         <source>No values yet.
 Open a .npy/.npz file, use the Build form,
 or type code below.</source>
@@ -2140,57 +2341,57 @@ or type code below.</source>
 或在下方输入代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="145"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="146"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="146"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="147"/>
         <source>Duplicate (clone)</source>
         <translation>复制（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="148"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="149"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="160"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="161"/>
         <source>Move to device</source>
         <translation>移动到设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="164"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="165"/>
         <source>Convert dtype</source>
         <translation>转换 dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="179"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="180"/>
         <source>Rename</source>
         <translation>重命名</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="180"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="181"/>
         <source>New name for {0}:</source>
         <translation>{0} 的新名称：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="190"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="191"/>
         <source>{0!r} is not a valid Python name</source>
         <translation>{0!r} 不是合法的 Python 名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="192"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="193"/>
         <source>{0} is the name of a module; renaming a value to it would hide the module</source>
         <translation>{0} 是模块名；把值改成这个名字会遮住该模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="195"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="196"/>
         <source>{0} is already a value; delete or rename it first</source>
         <translation>{0} 已经是一个值；请先删除或重命名它</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="197"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="198"/>
         <source>Rename refused: {0}.</source>
         <translation>拒绝重命名：{0}。</translation>
     </message>

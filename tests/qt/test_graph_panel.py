@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 import tensor_explorer as tx
 from tensor_explorer.core.workspace import Workspace
-from tensor_explorer.qt import theme
+from tensor_explorer.qt import graph_panel, theme
 from tensor_explorer.qt.bridge import WorkspaceBridge
 from tensor_explorer.qt.graph_panel import GraphPanel, graph_target, parse_gradient
 from tensor_explorer.qt.graph_view import NodeItem
@@ -280,12 +280,12 @@ def test_rerun_on_cuda(qtbot: QtBot, panel: GraphPanel, ws: Workspace) -> None:
     assert leaf_grad_line(panel, "x") == "grad = [2, 4, 6]"
 
 
-def test_big_graph_lays_out_in_background_and_collapses_chains(qtbot: QtBot, panel: GraphPanel,
-                                                               ws: Workspace) -> None:
+def test_big_graph_lays_out_in_background_and_collapses_repeats(qtbot: QtBot, panel: GraphPanel,
+                                                                ws: Workspace) -> None:
     x = torch.randn(4, requires_grad=True)
     w = torch.randn(4, requires_grad=True)
     h = x
-    for i in range(5000):  # chains of 49 single-input ops, joined by a multiplication by w
+    for i in range(5000):  # 100 blocks: a multiplication by w, then 49 single-input ops
         h = h * w if i % 50 == 0 else torch.tanh(h) if i % 2 else h * 1.01
     ws["x"], ws["w"] = x, w
     ws["h"] = h.sum()
@@ -293,19 +293,91 @@ def test_big_graph_lays_out_in_background_and_collapses_chains(qtbot: QtBot, pan
         panel.refresh()
         assert panel.busy  # trace and layout run in a Task
     assert panel.graph is not None and len(panel.graph) > 5000
-    groups = [k for k, kind, _ in panel.shown_nodes() if kind == "group"]
-    assert len(groups) == 100 and len(panel.shown_nodes()) < 300
-    assert "collapsed" in panel.title.text()
-    # a click on a group expands it (in the background again)
+    titles = {k: title for k, kind, title in panel.shown_nodes() if kind == "group"}
+    # 99 blocks of 50 (the first block reads the leaf x); what is left of the first block has
+    # 24 repeats of (mul, tanh)
+    assert sorted(titles.values()) == ["24 × 2 ops", "99 × 50 ops"]
+    assert len(panel.shown_nodes()) < 10
+    assert "repeated blocks collapsed into 2 group(s)" in panel.title.text()
+    # a click on a group expands it (in the background again): the run into its blocks
+    run = next(k for k, t in titles.items() if t == "99 × 50 ops")
+    with qtbot.waitSignal(panel.graph_shown, timeout=60_000):
+        panel.node_clicked(run)
+    blocks = [k for k, kind, t in panel.shown_nodes() if kind == "group" and t.startswith("block")]
+    assert len(blocks) == 99 and "Expanded 99 repeated blocks" in panel.message_text()
+    # and a block into its ops: the multiplication by w, a run of (mul, tanh) and a last tanh
     before = len(panel.shown_nodes())
     with qtbot.waitSignal(panel.graph_shown, timeout=60_000):
-        panel.node_clicked(groups[0])
-    assert len([k for k, kind, _ in panel.shown_nodes() if kind == "group"]) == 99
-    assert len(panel.shown_nodes()) == before + 48  # a group of 49 became its 49 members
+        panel.node_clicked(blocks[0])
+    assert len(panel.shown_nodes()) == before + 2
     # backward on a big graph runs in a Task too, then shows the gradient
     with qtbot.waitSignal(panel.backward_done, timeout=60_000):
         panel.backward()
     assert x.grad is not None and leaf_grad_line(panel, "x").startswith("grad = ")
+
+
+LOOP = """\
+w = torch.randn(8, 8, requires_grad=True)
+b = torch.randn(8, requires_grad=True)
+x = torch.randn(4, 8)
+for i in range(60):
+    x = torch.tanh(x @ w + b)
+loss = x.sum()
+"""
+
+
+def test_a_loop_shows_as_repeated_blocks_that_expand(qtbot: QtBot, panel: GraphPanel,
+                                                    ws: Workspace) -> None:
+    run(panel, LOOP)
+    graph = panel.graph
+    assert graph is not None and len(graph) == 1 + 3 * 60 + 2
+    # iterations 2..59: the first one's x needs no gradient, the last one's tanh is named x
+    groups = {k: t for k, kind, t in panel.shown_nodes() if kind == "group"}
+    assert list(groups.values()) == ["58 × 3 ops"]
+    ((gid, _),) = groups.items()
+    assert panel.node_lines(gid)[1] == "MmBackward0 → AddBackward0 → TanhBackward0"
+    assert "repeated blocks collapsed into 1 group(s)" in panel.title.text()
+    assert len(panel.shown_nodes()) == 1 + 1 + 3 + 3 + 2  # root, group, 2 iterations, leaves
+    panel._select(("node", gid))
+    details = panel.details_text()
+    assert "58 repeated blocks of 3 operations" in details and "w" in details
+    # one edge to each shared leaf stands for 58 edges
+    w_id, b_id = panel.leaf_key("w"), panel.leaf_key("b")
+    labels = panel.edge_labels()
+    assert labels[(gid, w_id)] == "(8, 8) · 58 edges" and labels[(gid, b_id)] == "(8,) · 58 edges"
+    # backward: the bundled edge shows the norm of the sum of its gradients, and with the
+    # other edges into w it adds up to w.grad (torch's own gradient)
+    panel.backward_btn.click()
+    assert ws["w"].grad is not None
+    shown = panel.shown
+    rec = panel.record
+    assert rec is not None and shown is not None
+    bundle = sum(rec.edge_grads[e] for e in shown.bundles[(gid, w_id)])
+    rest = sum(rec.edge_grads[e] for e in graph.edges if e[1] == w_id
+               and e not in shown.bundles[(gid, w_id)])
+    torch.testing.assert_close(bundle + rest, ws["w"].grad)
+    norm = float(torch.linalg.vector_norm(bundle.double()))
+    assert panel.edge_labels()[(gid, w_id)] == f"(8, 8) · 58 edges\n‖∑∇‖ = {norm:.4g}"
+    panel.edge_clicked((gid, w_id))
+    assert "58 edges of the graph" in panel.details_text()
+    assert f"{norm:.4g}" in panel.details_text()
+    # a click expands the run into its blocks, then one block into its three ops
+    panel.node_clicked(gid)
+    assert "Expanded 58 repeated blocks of 3 operations each." in panel.message_text()
+    blocks = [(k, t) for k, kind, t in panel.shown_nodes() if kind == "group"]
+    assert len(blocks) == 58 and {t for _, t in blocks} == {
+        f"block {i} of 58" for i in range(1, 59)}
+    labels = panel.edge_labels()
+    assert all("‖∇‖ = " in labels[(k, w_id)] for k, _ in blocks)  # one edge each now
+    first = next(k for k, t in blocks if t == "block 1 of 58")
+    panel.node_clicked(first)
+    assert "Expanded block 1 of 58 (3 operations)." in panel.message_text()
+    kinds = [kind for _, kind, _ in panel.shown_nodes()]
+    assert kinds.count("group") == 57 and kinds.count("op") == 9
+    # backward again with everything drawn so far
+    panel.retain_graph_check.setChecked(True)
+    panel.backward_btn.click()
+    assert all(label for label in panel.edge_labels().values())
 
 
 def test_numerical_check_shows_a_small_difference(qtbot: QtBot, panel: GraphPanel) -> None:
@@ -398,15 +470,17 @@ def test_screenshot_png_and_svg(tmp_path: Path) -> None:
 
 
 def test_thousands_of_nodes_are_painted_from_one_layer(qtbot: QtBot, panel: GraphPanel,
-                                                       ws: Workspace) -> None:
+                                                       ws: Workspace,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from tensor_explorer.qt.graph_view import LAYER_ABOVE, NodeLayer
 
     w = torch.randn(3, requires_grad=True)
     h = torch.randn(3, requires_grad=True)
     ws["w"], ws["h0"] = w, h
-    for i in range(2000):  # every op has two inputs: nothing to collapse
+    for i in range(2000):  # repeated blocks: shown as they are only with collapsing off
         h = h * w if i % 2 else h + w
     ws["out"] = h.sum()
+    monkeypatch.setattr(graph_panel, "COLLAPSE_ABOVE", 10**9)
     with qtbot.waitSignal(panel.graph_shown, timeout=60_000):
         panel.refresh()
     view = panel.view
@@ -425,3 +499,18 @@ def test_thousands_of_nodes_are_painted_from_one_layer(qtbot: QtBot, panel: Grap
     assert sig.args == [0]
     assert "SumBackward0" in panel.details_text()
     assert view.node_layer.selected_key == 0
+
+
+def test_every_tr_helper_text_is_extracted_for_translation() -> None:
+    """pyside6-lupdate does not see the module-level _tr() helper: its texts must be listed
+    in graph_panel._LUPDATE, or the Chinese interface shows them in English."""
+    import ast
+
+    tree = ast.parse(Path(graph_panel.__file__).read_text(encoding="utf-8"))
+    used = {
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        and node.func.id == "_tr" and isinstance(node.args[0], ast.Constant)
+    }
+    assert used and not used - set(graph_panel._LUPDATE)

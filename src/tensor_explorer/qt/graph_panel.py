@@ -7,8 +7,9 @@ bottom, :mod:`.graph_view`). Everything it shows comes from the Qt-free core:
 
 - :func:`~tensor_explorer.core.autograd.trace` for nodes, edges and saved tensors;
   :func:`~tensor_explorer.core.graph_layout.layout` for positions and
-  :func:`~tensor_explorer.core.graph_layout.collapse_chains` for big graphs (groups expand on a
-  click);
+  :func:`~tensor_explorer.core.graph_layout.collapse` for big graphs: repeated blocks (the
+  iterations of a loop, the layers of a stack) and chains of single-input ops become groups
+  that expand on a click (a run of blocks into its blocks, a block into its ops);
 - :func:`~tensor_explorer.core.autograd.backward` (backward, ×N, ``retain_graph``, ``gradient=``
   for non-scalar roots, ``retain_grad`` on a chosen intermediate) and
   :func:`~tensor_explorer.core.autograd.zero_grad` (``set_to_none`` on or off), kept in a
@@ -59,7 +60,7 @@ from ..core.autograd import (
 )
 from ..core.autograd import backward as tx_backward
 from ..core.devices import devices
-from ..core.graph_layout import CollapsedGraph, collapse_chains
+from ..core.graph_layout import CollapsedGraph, collapse
 from ..core.runner import ProgramError
 from ..core.workspace import Workspace
 from . import theme
@@ -119,6 +120,14 @@ def graph_target(ws: Any, selected: str | None) -> str | None:
 
 # ---------------------------------------------------------------------------------------------
 # plain helpers (no widgets)
+
+
+def ops_text(labels: Any) -> str:
+    """``A → B → C`` for up to three op labels, else ``A → … → Z (n)``."""
+    labels = list(labels)
+    if len(labels) <= 3:
+        return " → ".join(labels)
+    return f"{labels[0]} → … → {labels[-1]} ({len(labels)})"
 
 
 def shape_text(shape: Any) -> str:
@@ -257,6 +266,8 @@ def node_texts(
     """
     t_leaf = _tr("leaf {0} {1}")
     t_ops = _tr("{0} ops")
+    t_repeat = _tr("{0} × {1} ops")
+    t_block = _tr("block {0} of {1}")
     t_expand = _tr("click to expand")
     t_root_named = _tr("root: {0}")
     t_root = _tr("root")
@@ -264,9 +275,14 @@ def node_texts(
     t_stale = _tr("saved tensor changed in place!")
     tip_leaf = _tr("A leaf: backward accumulates its gradient into .grad.")
     tip_group = _tr("A chain of operations with one input and one consumer each.")
+    tip_repeat = _tr("The same block of operations {0} times in a row (a loop, or a stack of "
+                     "layers): click to show the blocks.")
+    tip_block = _tr("One block of a repeated run; block 1 was computed first. Click to show "
+                    "its operations.")
     tip_op = _tr("Click for its saved tensors.")
     meta_cache: dict[tuple[Any, Any], tuple[str, str, str]] = {}
     groups = shown.groups if isinstance(shown, CollapsedGraph) else {}
+    infos = shown.info if isinstance(shown, CollapsedGraph) else {}
     out: dict[int, NodeText] = {}
     for node in shown.nodes:
         mk = (node.shapes[0] if node.shapes else None, node.dtypes[0] if node.dtypes else None)
@@ -289,11 +305,21 @@ def node_texts(
             tip = tip_leaf
         elif kind == "group":
             members = groups.get(node.id, ())
-            first = graph.nodes[members[0]].label if members else ""
-            last = graph.nodes[members[-1]].label if members else ""
-            title = t_ops.format(len(members))
-            lines = [f"{first} … {last}", t_expand]
-            tip = tip_group
+            info = infos.get(node.id)
+            if info is not None and info.kind == "repeat":
+                title = t_repeat.format(info.repeats, len(info.block_ops))
+                lines = [ops_text(info.block_ops), t_expand]
+                tip = tip_repeat.format(info.repeats)
+            elif info is not None and info.kind == "block":
+                title = t_block.format(info.index, info.repeats)
+                lines = [ops_text(info.block_ops), t_expand]
+                tip = tip_block
+            else:
+                first = graph.nodes[members[0]].label if members else ""
+                last = graph.nodes[members[-1]].label if members else ""
+                title = t_ops.format(len(members))
+                lines = [f"{first} … {last}", t_expand]
+                tip = tip_group
         else:
             title = node.label
             lines = []
@@ -311,19 +337,74 @@ def node_texts(
     return out
 
 
+def bundle_norms(
+    shown: Graph | CollapsedGraph, record: BackwardRecord | None
+) -> dict[tuple[int, int], float | None]:
+    """For each shown edge that stands for several edges (a group of repeated blocks to a leaf
+    they all read), the norm of the sum of their gradients: what the group sends along it.
+
+    All the edges of a bundle end at the same node; when they feed different outputs of a
+    multi-output op, the sums per output are combined as one vector (root of the sum of
+    squares). ``None`` where no gradient flowed.
+    """
+    out: dict[tuple[int, int], float | None] = {}
+    if record is None or not isinstance(shown, CollapsedGraph):
+        return out
+    grads = record.edge_grads
+    info_of = shown.source.edge_info
+    for key, originals in shown.bundles.items():
+        sums: dict[int, torch.Tensor] = {}
+        for e in originals:
+            g = grads.get(e)
+            if g is None or g.device.type == "meta":
+                continue
+            info = info_of.get(e)
+            slot = info.input_nr if info is not None else 0
+            g64 = g.detach().to(torch.float64)
+            prev = sums.get(slot)
+            sums[slot] = g64 if prev is None else prev + g64
+        if not sums:
+            out[key] = None
+        else:
+            sq = sum(float(torch.linalg.vector_norm(t)) ** 2 for t in sums.values())
+            out[key] = sq ** 0.5
+    return out
+
+
 def edge_texts(
     shown: Graph | CollapsedGraph,
     graph: Graph,
     norms: Mapping[tuple[int, int], float | None] | None,
+    bundled: Mapping[tuple[int, int], float | None] | None = None,
 ) -> tuple[dict[tuple[int, int], str], dict[tuple[int, int], int]]:
-    """Label (shape, and the gradient's norm after backward) and kind of each shown edge."""
+    """Label (shape, and the gradient's norm after backward) and kind of each shown edge.
+
+    ``norms`` are by original edge; an edge that stands for several (see
+    :func:`bundle_norms`, which gives ``bundled``) says how many and the norm of their sum.
+    """
     labels: dict[tuple[int, int], str] = {}
     kinds: dict[tuple[int, int], int] = {}
     edge_map = shown.edge_map if isinstance(shown, CollapsedGraph) else None
+    bundles = shown.bundles if isinstance(shown, CollapsedGraph) else {}
     no_grad = "\n" + _tr("no grad")
+    t_edges = _tr("{0} edges")
     cache: dict[tuple[Any, int], str] = {}
     info_of = graph.edge_info
     for key in shown.edges:
+        bundle = bundles.get(key)
+        if bundle is not None:
+            info = info_of.get(bundle[0])
+            shape = shape_text(info.shape) if info is not None and info.shape is not None else ""
+            label = f"{shape} · {t_edges.format(len(bundle))}".strip(" ·")
+            if norms is not None:
+                total = None if bundled is None else bundled.get(key)
+                if total is None:
+                    label += no_grad
+                else:
+                    label += f"\n‖∑∇‖ = {_num(total)}"
+                    kinds[key] = 1
+            labels[key] = label
+            continue
         orig = edge_map[key] if edge_map is not None else key
         info = info_of.get(orig)
         ck = (None, 0) if info is None else (info.shape, len(info.slots))
@@ -435,6 +516,8 @@ class GraphPanel(QtWidgets.QWidget):
         self.expanded: set[int] = set()
         self.record: BackwardRecord | None = None
         self.edge_norms: dict[tuple[int, int], float | None] | None = None
+        # norms of the summed gradients of the shown graph's bundled edges (see bundle_norms)
+        self.bundled_norms: dict[tuple[int, int], float | None] | None = None
         self.retained: dict[str, torch.Tensor | None] = {}
         self.constants: list[tuple[str, NodeText, list[int]]] = []
         self.replica: Workspace | None = None
@@ -668,12 +751,14 @@ class GraphPanel(QtWidgets.QWidget):
             self._history_target = name
             self.record = None
             self.edge_norms = None
+            self.bundled_norms = None
             self.retained = {}
             self.expanded.clear()
             self._selected = None
         elif self.root is not root:
             self.record = None  # a new forward pass: edge gradients belong to the old one
             self.edge_norms = None
+            self.bundled_norms = None
         self.target = name
         self.root = root
         self.names = name_map(ws)
@@ -709,6 +794,7 @@ class GraphPanel(QtWidgets.QWidget):
         expanded = frozenset(self.expanded)
         retained = dict(self.retained)
         norms = self.edge_norms
+        record = self.record if norms is not None else None
         old_graph = self.graph if self.graph is not None and self.record is not None else None
 
         def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
@@ -719,12 +805,15 @@ class GraphPanel(QtWidgets.QWidget):
             progress(0.3)
             shown: Graph | CollapsedGraph = graph
             if len(graph) > COLLAPSE_ABOVE:
-                shown = collapse_chains(graph, expanded=expanded)
+                shown = collapse(graph, expanded=expanded)
             progress(0.4)
             constants = cut_constants(ws, graph, selected)
-            drawing = _drawing(shown, graph, retained, norms, constants, metrics, cancel)
+            bundled = (bundle_norms(shown, record)
+                       if record is not None and record.graph is graph else None)
+            drawing = _drawing(shown, graph, retained, norms, constants, metrics, cancel,
+                               bundled)
             progress(1.0)
-            return graph, shown, constants, drawing
+            return graph, shown, constants, drawing, bundled
 
         if _small(root, SYNC_NODES):
             try:
@@ -740,9 +829,10 @@ class GraphPanel(QtWidgets.QWidget):
     def _install(self, gen: int, result: Any) -> None:
         if gen != self._generation:
             return
-        graph, shown, constants, drawing = result
+        graph, shown, constants, drawing, bundled = result
         same = self.graph is graph
         self.graph, self.shown, self.constants = graph, shown, constants
+        self.bundled_norms = bundled
         if not same:
             self._selected = None
         self.view.select(self._selected_node())
@@ -763,8 +853,18 @@ class GraphPanel(QtWidgets.QWidget):
         text = self.tr("Graph of <b>{0}</b>: {1} nodes, {2} edges").format(
             html.escape(self.target or ""), len(g.nodes), len(g.edges))
         if isinstance(s, CollapsedGraph) and s.groups:
-            text += " " + self.tr("({0} chains collapsed: click a group to expand)").format(
-                len(s.groups))
+            repeats = sum(1 for i in s.info.values() if i.kind != "chain")
+            chains = len(s.groups) - repeats
+            if repeats and chains:
+                text += " " + self.tr("(collapsed: repeated blocks in {0} group(s), {1} "
+                                      "chain(s); click a group to expand)").format(
+                    repeats, chains)
+            elif repeats:
+                text += " " + self.tr("(repeated blocks collapsed into {0} group(s): click a "
+                                      "group to expand)").format(repeats)
+            else:
+                text += " " + self.tr("({0} chains collapsed: click a group to expand)").format(
+                    len(s.groups))
         if self.replica is not None:
             text += " · " + self.tr("re-run on {0}").format(self.replica_device)
         self.title.setText(text)
@@ -814,12 +914,12 @@ class GraphPanel(QtWidgets.QWidget):
             return
         if len(shown.nodes) <= SYNC_NODES:
             drawing = _drawing(shown, graph, self.retained, self.edge_norms, self.constants,
-                               self.view.style_.metrics, None)
+                               self.view.style_.metrics, None, self.bundled_norms)
             self.view.show_drawing(drawing, keep_view=True)
             self.view.select(self._selected_node())
         else:
             texts = node_texts(shown, graph, self.retained)
-            labels, kinds = edge_texts(shown, graph, self.edge_norms)
+            labels, kinds = edge_texts(shown, graph, self.edge_norms, self.bundled_norms)
             d = self.view.drawing
             if d is not None:
                 lab = [labels.get(k, d.edge_labels[i]) if not _is_cut(k) else ""
@@ -849,7 +949,7 @@ class GraphPanel(QtWidgets.QWidget):
         """Run backward ``times`` times (default: the spin box) with the pane's settings."""
         if not self._can_change():
             return
-        root, graph, names = self.root, self.graph, self.names
+        root, graph, names, shown = self.root, self.graph, self.names, self.shown
         assert root is not None and graph is not None
         n = times if times is not None else self.times_spin.value()
         try:
@@ -874,10 +974,11 @@ class GraphPanel(QtWidgets.QWidget):
                     error = exc
                     break
                 progress((i + 1) / (n + 1))
-            norms = None
+            norms = bundled = None
             if records:
                 norms = {k: norm_of(g) for k, g in records[-1].edge_grads.items()}
-            return records, norms, error
+                bundled = bundle_norms(shown, records[-1]) if shown is not None else None
+            return records, norms, bundled, error
 
         if len(graph) <= SYNC_NODES:
             self._backward_done(work(lambda _f: None, lambda: False))
@@ -885,13 +986,14 @@ class GraphPanel(QtWidgets.QWidget):
             self._run_task(self.tr("Running backward…"), work, self._backward_done)
 
     def _backward_done(self, result: Any) -> None:
-        records, norms, error = result
+        records, norms, bundled, error = result
         for rec in records:
             self.history.add(rec)
         if records:
             last = records[-1]
             self.record = last
             self.edge_norms = norms
+            self.bundled_norms = bundled
             self.retained.update(last.retained)
         changed = sorted({n for rec in records for n in rec.grads})
         if error is not None:
@@ -991,8 +1093,16 @@ class GraphPanel(QtWidgets.QWidget):
         shown = self.shown
         if isinstance(key, int) and isinstance(shown, CollapsedGraph) and key in shown.groups:
             self.expanded.add(key)
-            self._say(self.tr("Expanded a chain of {0} operations.").format(
-                len(shown.groups[key])))
+            info = shown.info.get(key)
+            if info is not None and info.kind == "repeat":
+                self._say(self.tr("Expanded {0} repeated blocks of {1} operations each.").format(
+                    info.repeats, len(info.block_ops)))
+            elif info is not None and info.kind == "block":
+                self._say(self.tr("Expanded block {0} of {1} ({2} operations).").format(
+                    info.index, info.repeats, len(info.members)))
+            else:
+                self._say(self.tr("Expanded a chain of {0} operations.").format(
+                    len(shown.groups[key])))
             self.refresh()
             return
         self._select(("node", key))
@@ -1037,7 +1147,8 @@ class GraphPanel(QtWidgets.QWidget):
             (c.border["op"], self.tr("operation (its backward function)")),
             (c.named, self.tr("named intermediate (a workspace value)")),
             (c.border["leaf"], self.tr("leaf: .grad accumulates here")),
-            (c.border["group"], self.tr("group: a collapsed chain (click to expand)")),
+            (c.border["group"], self.tr("group: repeated blocks or a chain of operations "
+                                        "(click to expand)")),
             (c.cut, self.tr("constant cut off from the graph (no_grad, inference_mode, "
                             "detach)")),
         ]
@@ -1066,15 +1177,10 @@ class GraphPanel(QtWidgets.QWidget):
                     f"</p><p><code>{esc(origin.statement or '')}</code></p>"
                     f"<p>requires_grad = {value.requires_grad}, grad_fn = None, "
                     f"{esc(shape_text(value.shape))} {esc(str(value.dtype))}</p>")
+        if isinstance(key, int) and isinstance(shown, CollapsedGraph) and key in shown.groups:
+            return self._group_details(shown, key)
         if not isinstance(key, int) or not 0 <= key < len(graph.nodes):
             return None
-        if isinstance(shown, CollapsedGraph) and key in shown.groups:
-            members = shown.groups[key]
-            labels = "".join(f"<li>{esc(graph.nodes[m].label)}</li>" for m in members[:30])
-            more = f"<li>… {len(members) - 30}</li>" if len(members) > 30 else ""
-            return (f"<h3>{esc(self.tr('Group of {0} operations').format(len(members)))}</h3>"
-                    f"<p>{esc(self.tr('Click it in the graph to expand it.'))}</p>"
-                    f"<ol>{labels}{more}</ol>")
         node = graph.nodes[key]
         parts = [f"<h3>{esc(node.label)}</h3>",
                  f"<p>{esc(self.tr('kind'))}: <b>{esc(node.kind)}</b>"]
@@ -1124,6 +1230,49 @@ class GraphPanel(QtWidgets.QWidget):
                          f"{esc(full_values(self.retained[node.tensor]))}</pre></p>")
         return "".join(parts)
 
+    def _group_details(self, shown: CollapsedGraph, key: int) -> str:
+        """What a group stands for: its operations, and for repeated blocks what repeats."""
+        esc = html.escape
+        graph = shown.source
+        members = shown.groups[key]
+        info = shown.info.get(key)
+        if info is None or info.kind == "chain":
+            labels = "".join(f"<li>{esc(graph.nodes[m].label)}</li>" for m in members[:30])
+            more = f"<li>… {len(members) - 30}</li>" if len(members) > 30 else ""
+            return (f"<h3>{esc(self.tr('Group of {0} operations').format(len(members)))}</h3>"
+                    f"<p>{esc(self.tr('Click it in the graph to expand it.'))}</p>"
+                    f"<ol>{labels}{more}</ol>")
+        ops = info.block_ops
+        items = "".join(f"<li>{esc(op)}</li>" for op in ops[:30])
+        more = f"<li>… {len(ops) - 30}</li>" if len(ops) > 30 else ""
+        inside = set(members)
+        leaves = sorted({graph.nodes[d].tensor or graph.nodes[d].label
+                         for s, d in graph.edges
+                         if s in inside and graph.nodes[d].kind == "leaf"})
+        if info.kind == "repeat":
+            head = self.tr("{0} repeated blocks of {1} operations").format(
+                info.repeats, len(ops))
+            body = self.tr("The same block of operations, {0} times in a row: the iterations of "
+                           "a loop or the layers of a stack. Blocks count as the same when "
+                           "their operations and the way they connect are the same; their "
+                           "values, shapes and weights may differ.").format(info.repeats)
+            click = self.tr("Click it in the graph to show its blocks.")
+        else:
+            head = self.tr("Block {0} of {1} ({2} operations)").format(
+                info.index, info.repeats, len(members))
+            body = self.tr("One block of a run of repeated blocks; block 1 was computed first "
+                           "(the first iteration the run covers).")
+            click = self.tr("Click it in the graph to show its operations.")
+        parts = [f"<h3>{esc(head)}</h3>", _p(body),
+                 f"<p><b>{esc(self.tr('Each block, in the order computed'))}</b></p>"
+                 f"<ol>{items}{more}</ol>"]
+        if leaves:
+            shown_leaves = ", ".join(leaves[:12]) + (" …" if len(leaves) > 12 else "")
+            parts.append(_p(self.tr("Leaves it reads ({0}): {1}").format(
+                len(leaves), shown_leaves)))
+        parts.append(_p(click))
+        return "".join(parts)
+
     def _saved(self, key: int) -> tuple[ag.SavedTensorInfo, ...]:
         """Saved tensors of a node, read now (stale or freed since the trace)."""
         graph = self.graph
@@ -1144,6 +1293,8 @@ class GraphPanel(QtWidgets.QWidget):
             return (f"<h3>{esc(self.tr('Cut: gradient stops here'))}</h3>"
                     + _p(self.tr("{0} was computed from this node, but without a graph: "
                                  "backward will never reach it.").format(name)))
+        if isinstance(shown, CollapsedGraph) and key in shown.bundles:
+            return self._bundle_details(shown, key)
         edge_map = shown.edge_map if isinstance(shown, CollapsedGraph) else None
         if edge_map is not None and key not in edge_map:
             return None
@@ -1170,6 +1321,34 @@ class GraphPanel(QtWidgets.QWidget):
             else:
                 parts.append(f"<p>‖∇‖ = {esc(_num(norm_of(g) or 0.0))}</p>"
                              f"<pre>{esc(full_values(g))}</pre>")
+        return "".join(parts)
+
+    def _bundle_details(self, shown: CollapsedGraph, key: tuple[int, int]) -> str:
+        """A shown edge that stands for several: how many, and the sum of their gradients."""
+        esc = html.escape
+        graph = shown.source
+        originals = shown.bundles[key]
+        dst = graph.nodes[originals[0][1]]
+        dst_name = dst.tensor or dst.label
+        info = graph.edge_info.get(originals[0])
+        parts = [f"<h3>{esc(self.tr('group'))} → {esc(dst_name)}</h3>",
+                 _p(self.tr("{0} edges of the graph, one from each place in the group that "
+                            "uses {1}; the gradients along them add up.").format(
+                     len(originals), dst_name))]
+        if info is not None:
+            parts.append(f"<p>{esc(self.tr('gradient shape'))}: {esc(shape_text(info.shape))} "
+                         f"{esc((info.dtype or '').replace('torch.', ''))}</p>")
+        rec = self.record
+        if rec is None or rec.graph is not graph:
+            parts.append(_p(self.tr("Run backward to see the gradient that flows along "
+                                    "this edge.")))
+        else:
+            norm = (self.bundled_norms or {}).get(key)
+            if norm is None:
+                parts.append(f"<p>{esc(self.tr('No gradient flowed along this edge.'))}</p>")
+            else:
+                parts.append(_p(self.tr("Norm of the summed gradient: {0}").format(_num(norm))))
+            parts.append(_p(self.tr("Expand the group to see the gradient along each edge.")))
         return "".join(parts)
 
     # -- devices -----------------------------------------------------------------------------
@@ -1256,6 +1435,7 @@ class GraphPanel(QtWidgets.QWidget):
         self._signature = None
         self.record = None
         self.edge_norms = None
+        self.bundled_norms = None
 
     # -- numerical check ---------------------------------------------------------------------
 
@@ -1443,9 +1623,10 @@ def _drawing(
     constants: list[tuple[str, NodeText, list[int]]],
     metrics: TextMetrics,
     cancel: Callable[[], bool] | None,
+    bundled: Mapping[tuple[int, int], float | None] | None = None,
 ) -> Drawing:
     texts = node_texts(shown, graph, retained)
-    labels, kinds = edge_texts(shown, graph, norms)
+    labels, kinds = edge_texts(shown, graph, norms, bundled)
     members: dict[int, int] = {}
     if isinstance(shown, CollapsedGraph):
         for gid, ms in shown.groups.items():
@@ -1456,20 +1637,60 @@ def _drawing(
                            cancel=cancel)
 
 
-# Texts this module translates inside f-strings, where pyside6-lupdate cannot see them:
-# listed here so they are extracted for translation (tests/qt/test_i18n.py checks this).
+# Texts this module translates where pyside6-lupdate cannot see them (inside f-strings, and
+# through the module-level _tr helper): listed here so they are extracted for translation
+# (tests/qt/test_i18n.py and tests/qt/test_graph_panel.py check this).
 _LUPDATE = (
+    QT_TRANSLATE_NOOP("GraphPanel", "(meta: no values)"),
+    QT_TRANSLATE_NOOP("GraphPanel", "A chain of operations with one input and one consumer each."),
+    QT_TRANSLATE_NOOP("GraphPanel", "A leaf: backward accumulates its gradient into .grad."),
+    QT_TRANSLATE_NOOP("GraphPanel", "backward calls accumulated: {0}"),
+    QT_TRANSLATE_NOOP("GraphPanel", "block {0} of {1}"),
+    QT_TRANSLATE_NOOP("GraphPanel", "Click for its saved tensors."),
     QT_TRANSLATE_NOOP("GraphPanel", "Click it in the graph to expand it."),
+    QT_TRANSLATE_NOOP("GraphPanel", "click to expand"),
+    QT_TRANSLATE_NOOP("GraphPanel", "constant · {0}"),
+    QT_TRANSLATE_NOOP(
+        "GraphPanel",
+        "Could not read the gradient '{0}': write ones, a number, or a list like [1.0, "
+        "1.0] with the root's shape."),
     QT_TRANSLATE_NOOP("GraphPanel", "Cut off from the graph"),
     QT_TRANSLATE_NOOP("GraphPanel", "Cut: gradient stops here"),
-    QT_TRANSLATE_NOOP("GraphPanel", "Group of {0} operations"),
-    QT_TRANSLATE_NOOP("GraphPanel", "No gradient flowed along this edge."),
-    QT_TRANSLATE_NOOP("GraphPanel", "Saved for backward"),
-    QT_TRANSLATE_NOOP("GraphPanel", "Saved nothing for backward."),
-    QT_TRANSLATE_NOOP("GraphPanel", "backward calls accumulated: {0}"),
+    QT_TRANSLATE_NOOP("GraphPanel", "Each block, in the order computed"),
+    QT_TRANSLATE_NOOP("GraphPanel", "grad (retained) = {0}"),
     QT_TRANSLATE_NOOP("GraphPanel", "gradient it receives"),
     QT_TRANSLATE_NOOP("GraphPanel", "gradient shape"),
+    QT_TRANSLATE_NOOP("GraphPanel", "gradient stops here"),
+    QT_TRANSLATE_NOOP("GraphPanel", "group"),
+    QT_TRANSLATE_NOOP("GraphPanel", "Group of {0} operations"),
     QT_TRANSLATE_NOOP("GraphPanel", "kind"),
+    QT_TRANSLATE_NOOP("GraphPanel", "leaf {0} {1}"),
     QT_TRANSLATE_NOOP("GraphPanel", "names"),
+    QT_TRANSLATE_NOOP("GraphPanel", "no grad"),
+    QT_TRANSLATE_NOOP("GraphPanel", "No gradient flowed along this edge."),
     QT_TRANSLATE_NOOP("GraphPanel", "on"),
+    QT_TRANSLATE_NOOP(
+        "GraphPanel",
+        "One block of a repeated run; block 1 was computed first. Click to show its "
+        "operations."),
+    QT_TRANSLATE_NOOP("GraphPanel", "re-running the program failed: {0}"),
+    QT_TRANSLATE_NOOP("GraphPanel", "root"),
+    QT_TRANSLATE_NOOP("GraphPanel", "root: {0}"),
+    QT_TRANSLATE_NOOP("GraphPanel", "Saved for backward"),
+    QT_TRANSLATE_NOOP("GraphPanel", "Saved nothing for backward."),
+    QT_TRANSLATE_NOOP("GraphPanel", "saved tensor changed in place!"),
+    QT_TRANSLATE_NOOP(
+        "GraphPanel",
+        "The gradient list is not a rectangular list of numbers ({0})."),
+    QT_TRANSLATE_NOOP(
+        "GraphPanel",
+        "The gradient must be numbers: ones, a number, or a list like [1.0, 1.0]."),
+    QT_TRANSLATE_NOOP("GraphPanel", "The root is not a tensor after re-running."),
+    QT_TRANSLATE_NOOP(
+        "GraphPanel",
+        "The same block of operations {0} times in a row (a loop, or a stack of "
+        "layers): click to show the blocks."),
+    QT_TRANSLATE_NOOP("GraphPanel", "{0} edges"),
+    QT_TRANSLATE_NOOP("GraphPanel", "{0} ops"),
+    QT_TRANSLATE_NOOP("GraphPanel", "{0} × {1} ops"),
 )

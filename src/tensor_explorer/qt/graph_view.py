@@ -119,10 +119,13 @@ class TextMetrics:
     title_height: float
     body_height: float
     scale: float
+    title_wide: float = 0.0  # advance of a CJK character (0: use the default)
+    body_wide: float = 0.0
 
     @staticmethod
     def measure(title_font: QtGui.QFont, body_font: QtGui.QFont, scale: float) -> TextMetrics:
-        """Measure printable ASCII (and a few symbols used in labels) in both fonts."""
+        """Measure printable ASCII (and a few symbols used in labels) in both fonts, and one
+        CJK character for the wide characters of the Chinese interface."""
         chars = [chr(c) for c in range(32, 127)] + list("‖∇…×·✂—→∑")
         tf, bf = QtGui.QFontMetricsF(title_font), QtGui.QFontMetricsF(body_font)
         return TextMetrics(
@@ -133,15 +136,22 @@ class TextMetrics:
             tf.height(),
             bf.height(),
             scale,
+            tf.horizontalAdvance("中"),
+            bf.horizontalAdvance("中"),
         )
 
+    @staticmethod
+    def _width(text: str, adv: dict[str, float], default: float, wide: float) -> float:
+        if text.isascii():
+            return sum([adv.get(c, default) for c in text])
+        wide = max(wide, default)
+        return sum([adv.get(c, wide if c >= "\u1100" else default) for c in text])
+
     def title_width(self, text: str) -> float:
-        adv, d = self.title_advance, self.title_default
-        return sum([adv.get(c, d) for c in text])
+        return self._width(text, self.title_advance, self.title_default, self.title_wide)
 
     def body_width(self, text: str) -> float:
-        adv, d = self.body_advance, self.body_default
-        return sum([adv.get(c, d) for c in text])
+        return self._width(text, self.body_advance, self.body_default, self.body_wide)
 
 
 # ---------------------------------------------------------------------------------------------
