@@ -463,6 +463,18 @@ def test_footprint_runs_window() -> None:
 def test_sharing_reason_in_words(source: str, says: str) -> None:
     reason = m.sharing_reason("v", source)
     assert reason is not None and reason.startswith("`v` was made by `") and says in reason
+    zh = m.sharing_reason("v", source, lang="zh")
+    assert zh is not None and zh.startswith("`v` 由 `") and "which" not in zh
+    assert ("共享内存" in zh) == ("shares memory" in reason)
+
+
+def test_every_sharing_phrase_has_a_chinese_translation() -> None:
+    import inspect
+    import re
+
+    phrases = {phrase for _, phrase in m._MAKERS.values()}
+    phrases |= set(re.findall(r'"(which [^"]*)"', inspect.getsource(m._sharing_phrase)))
+    assert phrases and not phrases - set(m._ZH_PHRASES)
 
 
 def test_sharing_reason_knows_when_it_does_not_know() -> None:

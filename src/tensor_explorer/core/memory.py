@@ -1041,6 +1041,79 @@ _MAKERS: dict[str, tuple[bool | None, str]] = {
 }
 
 
+#: the phrases of :func:`sharing_reason` in Chinese (English is the key)
+_ZH_PHRASES: dict[str, str] = {
+    "which computes a new value in new memory":
+        "它在新的内存里算出一个新值",
+    "which copies":
+        "它会复制",
+    "which copies (copy=True by default)":
+        "它会复制（默认 copy=True）",
+    "which copies (unless copy=False and the dtype already matches)":
+        "它会复制（除非 copy=False 且 dtype 已经一致）",
+    "which copies unless the dtype is already float32":
+        "除非 dtype 已经是 float32，否则它会复制",
+    "which copies unless the dtype is already float64":
+        "除非 dtype 已经是 float64，否则它会复制",
+    "which copies unless the dtype is already int32":
+        "除非 dtype 已经是 int32，否则它会复制",
+    "which copies unless the dtype is already int64":
+        "除非 dtype 已经是 int64，否则它会复制",
+    "which copies unless the tensor is already on that device":
+        "除非张量已经在那个设备上，否则它会复制",
+    "which copies unless the tensor is already on the CPU":
+        "除非张量已经在 CPU 上，否则它会复制",
+    "which copies when dtype or device change, else returns the same tensor":
+        "dtype 或设备改变时它会复制，否则返回同一个张量",
+    "which makes a new value in new memory":
+        "它在新的内存里创建一个新值",
+    "which may copy (indexing with a list, tensor or mask copies)":
+        "它可能会复制（用列表、张量或掩码做索引会复制）",
+    "which shares memory (a new tensor on the same storage, cut from autograd)":
+        "它共享内存（同一存储上的新张量，与自动微分断开）",
+    "which shares memory (a permuted view)":
+        "它共享内存（维度重排的视图）",
+    "which shares memory (a transposed view)":
+        "它共享内存（转置的视图）",
+    "which shares memory (a view of the diagonal)":
+        "它共享内存（对角线的视图）",
+    "which shares memory (a view of the imaginary parts)":
+        "它共享内存（虚部的视图）",
+    "which shares memory (a view of the real parts)":
+        "它共享内存（实部的视图）",
+    "which shares memory (a view with the given strides)":
+        "它共享内存（按给定步长的视图）",
+    "which shares memory (a view)":
+        "它共享内存（一个视图）",
+    "which shares memory (overlapping windows when step < size)":
+        "它共享内存（step < size 时窗口相互重叠）",
+    "which shares memory (slicing and integer indexing make views)":
+        "它共享内存（切片和整数索引得到视图）",
+    "which shares memory (views)":
+        "它共享内存（多个视图）",
+    "which shares memory if already contiguous, else copies":
+        "如果已经连续就共享内存，否则复制",
+    "which shares memory when dtype and device already match, else copies":
+        "dtype 和设备都已一致时共享内存，否则复制",
+    "which shares memory when it can, else copies":
+        "能共享时共享内存，否则复制",
+    "which shares memory when the layout allows, else copies":
+        "内存布局允许时共享内存，否则复制",
+    "which shares memory with the NumPy array":
+        "它与 NumPy 数组共享内存",
+    "which shares memory with the buffer":
+        "它与缓冲区共享内存",
+    "which shares memory with the tensor":
+        "它与张量共享内存",
+    "which shares memory: broadcast axes have stride 0":
+        "它共享内存：广播出的轴步长为 0",
+    "which shares memory: expanded axes have stride 0":
+        "它共享内存：expand 出的轴步长为 0",
+    "which shares memory: expanded axes have stride 0, so many elements read the same bytes":
+        "它共享内存：expand 出的轴步长为 0，所以许多元素读取同一组字节",
+}
+
+
 # names in _MAKERS that mean something else as module functions (torch.float is a dtype...)
 _METHOD_ONLY = frozenset(
     {"numpy", "to", "float", "double", "long", "int", "cpu", "cuda", "astype", "copy"}
@@ -1058,14 +1131,15 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def sharing_reason(name: str, source: str) -> str | None:
+def sharing_reason(name: str, source: str, lang: str = "en") -> str | None:
     """Say in words why ``name`` shares (or does not share) memory, from the expression that
     made it, e.g. ``sharing_reason("shared", "torch.from_numpy(array)")`` ->
     "`shared` was made by `torch.from_numpy(array)`, which shares memory with the NumPy array".
 
     ``source`` is the right-hand side (or a whole ``name = ...`` statement) from the runner's
     history. Judged on the outermost operation only; returns None when it says nothing known
-    (an arithmetic expression makes a new tensor: that is said too).
+    (an arithmetic expression makes a new tensor: that is said too). ``lang`` is ``"en"`` or
+    ``"zh"``.
     """
     try:
         tree = ast.parse(source.strip(), mode="exec")
@@ -1078,7 +1152,16 @@ def sharing_reason(name: str, source: str) -> str | None:
     if expr is None:
         return None
     text = ast.unparse(expr)
-    said = f"`{name}` was made by `{text}`, "
+    phrase = _sharing_phrase(expr)
+    if phrase is None:
+        return None
+    if lang == "zh":
+        return f"`{name}` 由 `{text}` 得到，" + _ZH_PHRASES.get(phrase, phrase)
+    return f"`{name}` was made by `{text}`, " + phrase
+
+
+def _sharing_phrase(expr: ast.expr) -> str | None:
+    """The phrase (it starts with 'which') for the outermost operation of ``expr``, or None."""
     if isinstance(expr, ast.Subscript):
         index = expr.slice
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
@@ -1088,20 +1171,20 @@ def sharing_reason(name: str, source: str) -> str | None:
             for p in parts
         )
         if basic:
-            return said + "which shares memory (slicing and integer indexing make views)"
-        return said + "which may copy (indexing with a list, tensor or mask copies)"
+            return "which shares memory (slicing and integer indexing make views)"
+        return "which may copy (indexing with a list, tensor or mask copies)"
     if isinstance(expr, ast.BinOp | ast.UnaryOp | ast.Compare):
-        return said + "which computes a new value in new memory"
+        return "which computes a new value in new memory"
     if isinstance(expr, ast.Attribute) and expr.attr in _MAKERS:  # x.T, x.real, x.imag
-        return said + _MAKERS[expr.attr][1]
+        return _MAKERS[expr.attr][1]
     if isinstance(expr, ast.Call):
         dotted = _dotted(expr.func) or ""
         last = dotted.rsplit(".", 1)[-1]
         module_call = dotted.startswith(("torch.", "np.", "numpy."))
         if dotted in _MAKERS:
-            return said + _MAKERS[dotted][1]
+            return _MAKERS[dotted][1]
         if "." in dotted and last in _MAKERS and not (module_call and last in _METHOD_ONLY):
-            return said + _MAKERS[last][1]
+            return _MAKERS[last][1]
         if module_call:
-            return said + "which makes a new value in new memory"
+            return "which makes a new value in new memory"
     return None

@@ -262,7 +262,8 @@ class InspectorPanel(QtWidgets.QWidget):
         if origin.grad_mode:
             self._row(group, self.tr("grad mode"), origin.grad_mode,
                       self.tr("The autograd mode in force when it was made."))
-        reason = sharing_reason(name, origin.call) if origin.call else None
+        reason = (sharing_reason(name, origin.call, lang=i18n.current())
+                  if origin.call else None)
         if reason:
             self._row(group, self.tr("memory"), reason.replace("`", ""), reason.replace("`", ""))
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import memory
-from . import theme
+from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .memory_view import (
     BytesItem,
@@ -259,7 +259,7 @@ class MemoryPanel(QtWidgets.QWidget):
         for name, _ in items:
             origin = ws.origin(name)
             if origin is not None and origin.call:
-                reason = memory.sharing_reason(name, origin.call)
+                reason = memory.sharing_reason(name, origin.call, lang=i18n.current())
                 if reason:
                     whys[name] = reason.replace("`", "")
         self._ready = False
