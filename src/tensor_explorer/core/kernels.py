@@ -119,7 +119,7 @@ def available() -> bool:
 
 
 def _key_to_float(key: Any, int_t: type, float_t: type) -> float:
-    k = np.asarray(key, dtype=int_t)
+    k: np.ndarray = np.asarray(key, dtype=int_t)
     bits = k ^ ((k >> (8 * k.itemsize - 1)) & np.iinfo(int_t).max)
     return float(bits.view(float_t))
 
