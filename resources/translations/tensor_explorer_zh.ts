@@ -163,7 +163,7 @@
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="171"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="172"/>
         <source>bound or changed: {0}</source>
         <translation>绑定或修改：{0}</translation>
     </message>
@@ -638,228 +638,228 @@
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1492"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1493"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1494"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1499"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1495"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1500"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1505"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1506"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1505"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1506"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1508"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1509"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1560"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1561"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1644"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1645"/>
         <source>(meta: no values)</source>
         <translation>（meta：没有数值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1645"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1646"/>
         <source>A chain of operations with one input and one consumer each.</source>
         <translation>一条运算链：每个运算只有一个输入和一个使用者。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1646"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1647"/>
         <source>A leaf: backward accumulates its gradient into .grad.</source>
         <translation>叶子：backward 把它的梯度累积到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1648"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1649"/>
         <source>block {0} of {1}</source>
         <translation>第 {0} 块，共 {1} 块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1649"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1650"/>
         <source>Click for its saved tensors.</source>
         <translation>点击查看它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1650"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1651"/>
         <source>Click it in the graph to expand it.</source>
         <translation>在图中点击它即可展开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1651"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1652"/>
         <source>click to expand</source>
         <translation>点击展开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1652"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1653"/>
         <source>constant · {0}</source>
         <translation>常量 · {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1653"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1654"/>
         <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
         <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1657"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1658"/>
         <source>Cut off from the graph</source>
         <translation>已从计算图断开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1658"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1659"/>
         <source>Cut: gradient stops here</source>
         <translation>断开：梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1659"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1660"/>
         <source>Each block, in the order computed</source>
         <translation>每一块（按计算顺序）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1660"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1661"/>
         <source>grad (retained) = {0}</source>
         <translation>grad（保留）= {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1663"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1664"/>
         <source>gradient stops here</source>
         <translation>梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1665"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1666"/>
         <source>Group of {0} operations</source>
         <translation>{0} 个运算组成的分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1667"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1668"/>
         <source>leaf {0} {1}</source>
         <translation>叶子 {0} {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1669"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1670"/>
         <source>no grad</source>
         <translation>无梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1670"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1671"/>
         <source>No gradient flowed along this edge.</source>
         <translation>这条边上没有梯度流过。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1672"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1673"/>
         <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
         <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1676"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1677"/>
         <source>re-running the program failed: {0}</source>
         <translation>重新运行程序失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1677"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1678"/>
         <source>root</source>
         <translation>根</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1678"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1679"/>
         <source>root: {0}</source>
         <translation>根：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1679"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1680"/>
         <source>Saved for backward</source>
         <translation>为反向传播保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1680"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1681"/>
         <source>Saved nothing for backward.</source>
         <translation>没有为反向传播保存任何张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1681"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1682"/>
         <source>saved tensor changed in place!</source>
         <translation>保存的张量被原地修改了！</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1682"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1683"/>
         <source>The gradient list is not a rectangular list of numbers ({0}).</source>
         <translation>梯度列表不是规整的数字列表（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1685"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1686"/>
         <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
         <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1688"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1689"/>
         <source>The root is not a tensor after re-running.</source>
         <translation>重新运行后，根不是张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1689"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1690"/>
         <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
         <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1693"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1694"/>
         <source>{0} edges</source>
         <translation>{0} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1694"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1695"/>
         <source>{0} ops</source>
         <translation>{0} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1695"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1696"/>
         <source>{0} × {1} ops</source>
         <translation>{0} × {1} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1647"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1648"/>
         <source>backward calls accumulated: {0}</source>
         <translation>已累积的 backward 次数：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1661"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1662"/>
         <source>gradient it receives</source>
         <translation>它接收的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1662"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1663"/>
         <source>gradient shape</source>
         <translation>梯度形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1664"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1665"/>
         <source>group</source>
         <translation>分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1666"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1667"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1668"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1669"/>
         <source>names</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1671"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1672"/>
         <source>on</source>
         <translation>位于</translation>
     </message>
@@ -1291,32 +1291,32 @@
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="267"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="268"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="309"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="310"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="318"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="319"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="319"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="320"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="372"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="373"/>
         <source>No common mistakes found.</source>
         <translation>没有发现常见错误。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="373"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="374"/>
         <source>Select a value to inspect it.</source>
         <translation>选择一个值来检查它。</translation>
     </message>
@@ -1395,37 +1395,38 @@
         <translation>已跳过：这一步{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="506"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="510"/>
         <source>✗ The code failed: {0}</source>
         <translation>✗ 代码出错：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="513"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="517"/>
         <source>This error is the point of this step:</source>
         <translation>这个错误正是这一步要演示的：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="516"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="520"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="530"/>
         <source>line {0}: </source>
         <translation>第 {0} 行：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="523"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="538"/>
         <source>needs a CUDA GPU, and this machine has none</source>
         <translation>需要 CUDA GPU，而这台机器没有</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="536"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="551"/>
         <source>Choose a lesson.</source>
         <translation>请选择一节课。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="541"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="556"/>
         <source>Step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="543"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="558"/>
         <source>{0} steps</source>
         <translation>共 {0} 步</translation>
     </message>
@@ -2020,6 +2021,14 @@
         <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="367"/>
         <source>No two values share memory.</source>
         <translation>没有两个值共享内存。</translation>
+    </message>
+</context>
+<context>
+    <name>RunController</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/run_controller.py" line="46"/>
+        <source>A program is still running; stop it first.</source>
+        <translation>还有一个程序在运行；请先停止它。</translation>
     </message>
 </context>
 <context>

@@ -11,6 +11,7 @@ import torch
 
 import tensor_explorer as tx
 from tests.conftest import cuda_only
+from tests.core.error_cases import COMMON_ERRORS
 
 
 def _error(ws: tx.Workspace, source: str, device: str | None = None) -> tx.ProgramError:
@@ -224,79 +225,7 @@ def test_device_mismatch_names_the_operands_and_their_devices() -> None:
     assert err.torch_message in text
 
 
-@pytest.mark.parametrize(
-    ("setup", "failing", "kind", "words"),
-    [
-        ("x = torch.tensor([1, 2])", "m = x.mean()", "not-floating", "dtype=torch.float32"),
-        ("", "w = torch.tensor([1, 2], requires_grad=True)", "not-floating", ".float()"),
-        (
-            "model = nn.Linear(2, 2)\nx = torch.tensor([[1, 2]])",
-            "y = model(x)",
-            "dtype-mismatch",
-            "same dtype",
-        ),
-        (
-            "logits = torch.randn(2, 3)\ntarget = torch.tensor([0.0, 1.0])",
-            "loss = F.cross_entropy(logits, target)",
-            "cross-entropy-target-dtype",
-            "torch.long",
-        ),
-        (
-            "logits = torch.randn(2, 3)\ntarget = torch.tensor([[0], [1]])",
-            "loss = F.cross_entropy(logits, target)",
-            "cross-entropy-target-shape",
-            "(batch,)",
-        ),
-        (
-            "x = torch.ones(2, requires_grad=True)\nloss = (x * x).sum()\nloss.backward()",
-            "loss.backward()",
-            "backward-twice",
-            "retain_graph=True",
-        ),
-        (
-            "x = torch.ones(2, requires_grad=True)",
-            "a = x.numpy()",
-            "numpy-requires-grad",
-            "detach()",
-        ),
-        ("x = torch.randn(3, 4).t()", "v = x.view(12)", "view-non-contiguous", "reshape()"),
-        (
-            "w = torch.ones(2, requires_grad=True)",
-            "w.add_(1)",
-            "inplace-leaf",
-            "torch.no_grad()",
-        ),
-        (
-            "x = torch.ones(2, 3)\nw = torch.ones(2, 2)",
-            "y = x @ w",
-            "matmul-shape",
-            "inner sizes",
-        ),
-        (
-            "a = torch.ones(3)\nb = torch.ones(4)",
-            "c = a + b",
-            "broadcast-shape",
-            "equal or one of them is 1",
-        ),
-        (
-            "y = torch.ones(3, requires_grad=True) * 2",
-            "y.backward()",
-            "backward-non-scalar",
-            "ones_like",
-        ),
-        ("z = torch.ones(3).sum()", "z.backward()", "backward-no-grad", "detach()"),
-        ("x = torch.ones(3)", "v = x.item()", "item-non-scalar", "exactly one element"),
-        ("x = torch.ones(3)", "if x:\n    pass", "ambiguous-bool", ".any()"),
-        ("e = torch.ones(2, 1).expand(2, 3)", "e.add_(1)", "inplace-overlap", "clone()"),
-        (
-            "with torch.inference_mode():\n    x = torch.ones(2)\nw = torch.ones(2, "
-            "requires_grad=True)",
-            "(w * x).sum().backward()",
-            "inference-tensor",
-            "no_grad",
-        ),
-    ],
-)
+@pytest.mark.parametrize(("setup", "failing", "kind", "words"), COMMON_ERRORS)
 def test_common_errors_are_explained(setup: str, failing: str, kind: str, words: str) -> None:
     ws = tx.Workspace()
     if setup:

@@ -134,6 +134,29 @@ def test_unexpected_error_is_reported(player: Player, tmp_path: Path) -> None:
     assert text.startswith("✗ The code failed: line 8: x = torch.ones(2) @ torch.ones(3)")
 
 
+def test_errors_are_explained_in_chinese(player: Player, tmp_path: Path) -> None:
+    i18n.install("zh")
+    panel = player.panel
+    player.wait_step(1, lambda: panel.open_lesson("dtypes"))
+    player.wait_step(2, panel.next_step)  # expect-error: dtype-mismatch
+    texts = panel.check_texts()
+    assert texts[0] == "✓ expect-error: dtype-mismatch"
+    assert texts[1] == "这个错误正是这一步要演示的："
+    assert texts[2].startswith("第 2 行：RuntimeError: mat1 and mat2 must have the same dtype")
+    assert texts[3].startswith("操作数的 dtype 不同（例如 Float 和 Long")
+    assert panel.checks.item(3).toolTip().startswith("第 2 行：logits = model(ints)\n")
+    assert "通常的原因：操作数的 dtype 不同" in panel.checks.item(3).toolTip()
+
+    path = tmp_path / "boom.zh.md"
+    path.write_text("---\nname: boom\ntitle: 出错\nlanguage: zh\n---\n## S\n```python\n"
+                    "x = torch.ones(2) @ torch.ones(3)\n```\npanel: inspector\n",
+                    encoding="utf-8")
+    player.wait_step(1, lambda: panel.open_lesson(str(path)))
+    [text] = panel.check_texts()
+    assert text.startswith("✗ 代码出错：第 8 行："
+                           "x = torch.ones(2) @ torch.ones(3) → RuntimeError: ")
+
+
 def test_bad_lesson_file_gives_a_message_not_a_crash(player: Player, tmp_path: Path) -> None:
     path = tmp_path / "bad.md"
     path.write_text("---\nname: bad\n---\n", encoding="utf-8")

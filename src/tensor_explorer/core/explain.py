@@ -1,7 +1,8 @@
 """Plain-words explanations of the errors and warnings learners meet in the seed chapters.
 
 :func:`explain` maps an exception raised by a program (usually torch's ``RuntimeError``) to a
-short *kind* code and a paragraph that says what usually causes it and what to do. The kind codes
+short *kind* code and a paragraph that says what usually causes it and what to do, in English
+(``text``) and in Chinese (``text_zh``; :meth:`Explanation.text_in` picks one). The kind codes
 are stable; the lesson checker and the Inspector can match on them:
 
 ``device-mismatch``, ``not-floating``, ``dtype-mismatch``, ``cross-entropy-target-dtype``,
@@ -10,6 +11,9 @@ are stable; the lesson checker and the Inspector can match on them:
 ``broadcast-shape``, ``backward-non-scalar``, ``backward-no-grad``, ``inference-tensor``,
 ``item-non-scalar``, ``ambiguous-bool``, ``inplace-overlap``, ``device-unavailable``,
 ``out-of-memory``, ``not-defined``, ``not-available``, ``recursion``.
+
+The Chinese follows the seed chapters' words (张量, 设备, 梯度, 计算图, 叶子张量, 视图, 连续,
+原地操作); code, function names and dtypes stay as they are written in Python.
 """
 
 from __future__ import annotations
@@ -23,31 +27,51 @@ from .sandbox import REFUSED_BUILTINS
 
 @dataclass(frozen=True)
 class Explanation:
-    """What an error usually means: a stable ``kind`` code and plain words."""
+    """What an error usually means: a stable ``kind`` code and plain words, in English
+    (``text``) and Chinese (``text_zh``)."""
 
     kind: str
     text: str
+    text_zh: str = ""
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """``{"en": text, "zh": text_zh}`` (the English where there is no Chinese)."""
+        return {"en": self.text, "zh": self.text_zh or self.text}
+
+    def text_in(self, lang: str) -> str:
+        """The text in ``lang`` ("en" or "zh"; anything else gets the English)."""
+        return self.text_zh if lang == "zh" and self.text_zh else self.text
 
 
-_OOM = (
+_Texts = tuple[str, str]  # (English, Chinese)
+_Rule = tuple[str, "re.Pattern[str]", Callable[["re.Match[str]"], _Texts]]
+
+_OOM: _Texts = (
     "There is not enough memory for this tensor. Use a smaller shape or batch, free tensors "
-    "you no longer need (del x), or compute under torch.no_grad() so that no graph is kept."
+    "you no longer need (del x), or compute under torch.no_grad() so that no graph is kept.",
+    "内存不够放下这个张量。请用更小的形状或 batch，释放不再需要的张量（del x），"
+    "或者在 torch.no_grad() 下计算，这样就不会保留计算图。",
 )
 
-_Rule = tuple[str, "re.Pattern[str]", Callable[["re.Match[str]"], str]]
+
+def _const(en: str, zh: str) -> Callable[[re.Match[str]], _Texts]:
+    return lambda _m: (en, zh)
 
 
-def _const(text: str) -> Callable[[re.Match[str]], str]:
-    return lambda _m: text
-
-
-def _inplace_saved(m: re.Match[str]) -> str:
+def _inplace_saved(m: re.Match[str]) -> _Texts:
+    now, saved = m.group(1), m.group(2)
     return (
         "A tensor that autograd saved during the forward pass was changed in place afterwards "
-        f"(it is now at version {m.group(1)}, but backward needs the version {m.group(2)} it "
+        f"(it is now at version {now}, but backward needs the version {saved} it "
         "saw). Every in-place operation (a method ending in '_', x[...] = ..., +=) bumps a "
         "tensor's version counter. Make the change out of place (y = y + 1), or clone() the "
-        "tensor before changing it, or change it only after backward."
+        "tensor before changing it, or change it only after backward.",
+        "autograd 在前向计算时保存的一个张量，之后被原地修改了"
+        f"（它现在是版本 {now}，而 backward 需要它被保存时的版本 {saved}）。"
+        "每次原地操作（以 '_' 结尾的方法、x[...] = ...、+=）都会让张量的版本计数加一。"
+        "请改用非原地的写法（y = y + 1），或者在修改前先 clone() 一份，"
+        "或者等 backward 之后再修改。",
     )
 
 
@@ -64,7 +88,11 @@ _RULES: list[_Rule] = [
             "CPU and one on a GPU, or one on 'meta'). An operation runs on one device, so every "
             "operand must be there. Move them to one device at the batch boundary with "
             ".to(device): the model's parameters, the features and the labels must agree. "
-            "Remember that .to() returns a new tensor; it does not move the old one."
+            "Remember that .to() returns a new tensor; it does not move the old one.",
+            "这次运算用到的张量位于不同的设备上（例如一个在 CPU、一个在 GPU，"
+            "或者有一个在 'meta' 上）。一次运算只在一个设备上执行，所以每个操作数都必须在那里。"
+            "请在 batch 边界用 .to(device) 把它们放到同一个设备上：模型参数、features 和 labels "
+            "的设备必须一致。注意 .to() 返回一个新张量，不会移动原来的那个。",
         ),
     ),
     (
@@ -74,7 +102,10 @@ _RULES: list[_Rule] = [
             "Cross-entropy wants class labels as integer class indices (torch.long), one per "
             "sample, but the labels here are floating point. Make them with dtype=torch.long "
             "(or call labels.long()). Float targets are only for class probabilities, with the "
-            "same shape as the logits."
+            "same shape as the logits.",
+            "交叉熵要求类别标签是整数类别索引（torch.long），每个样本一个，"
+            "但这里的标签是浮点数。请用 dtype=torch.long 创建标签（或者调用 labels.long()）。"
+            "只有表示类别概率时 target 才用浮点数，而且形状要与 logits 相同。",
         ),
     ),
     (
@@ -89,7 +120,10 @@ _RULES: list[_Rule] = [
             "Cross-entropy expects logits of shape (batch, classes) and a target of shape "
             "(batch,) holding one class index per sample, each between 0 and classes - 1. "
             "Check that the target is not (batch, 1), that both have the same batch size and "
-            "that no label is >= the number of classes."
+            "that no label is >= the number of classes.",
+            "交叉熵要求 logits 的形状是 (batch, classes)，target 的形状是 (batch,)："
+            "每个样本一个类别索引，取值在 0 到 classes - 1 之间。"
+            "请检查 target 不是 (batch, 1)、两者的 batch 大小相同，并且没有标签 >= 类别数。",
         ),
     ),
     (
@@ -104,7 +138,10 @@ _RULES: list[_Rule] = [
         _const(
             "This operation needs floating-point numbers, but it got an integer tensor. A "
             "tensor made from a list of whole numbers (torch.tensor([1, 2])) is int64 (Long). "
-            "Say dtype=torch.float32 when you create it, or convert with .float()."
+            "Say dtype=torch.float32 when you create it, or convert with .float().",
+            "这个运算需要浮点数，拿到的却是整数张量。由整数列表创建的张量"
+            "（torch.tensor([1, 2])）是 int64（Long）。"
+            "请在创建时写明 dtype=torch.float32，或者用 .float() 转换。",
         ),
     ),
     (
@@ -118,7 +155,10 @@ _RULES: list[_Rule] = [
             "The operands have different dtypes (for example Float and Long, or float32 and "
             "float64). torch does not convert them silently for this operation. Create them "
             "with the same dtype, or convert one with .to(other.dtype); features are usually "
-            "float32, class labels long."
+            "float32, class labels long.",
+            "操作数的 dtype 不同（例如 Float 和 Long，或者 float32 和 float64），"
+            "这个运算不会悄悄帮你转换。请用相同的 dtype 创建它们，"
+            "或者用 .to(other.dtype) 转换其中一个；特征通常是 float32，类别标签是 long。",
         ),
     ),
     (
@@ -128,7 +168,11 @@ _RULES: list[_Rule] = [
             "backward() frees the values the graph saved, so the same graph cannot be walked "
             "again. Usually you want a fresh forward pass before each backward. If you really "
             "need to go through the same graph twice, pass retain_graph=True to the first "
-            "backward() call."
+            "backward() call.",
+            "backward() 会释放计算图保存的中间值，所以同一张图不能再反向传播一次。"
+            "通常应该在每次 backward 之前重新做一次前向计算。"
+            "如果确实需要对同一张图反向传播两次，请在第一次调用 backward() 时传入 "
+            "retain_graph=True。",
         ),
     ),
     (
@@ -137,7 +181,9 @@ _RULES: list[_Rule] = [
         _const(
             "This tensor is part of an autograd graph (it requires grad), and a NumPy array "
             "cannot carry that graph. Take it out of the graph first: "
-            "tensor.detach().cpu().numpy()."
+            "tensor.detach().cpu().numpy().",
+            "这个张量在 autograd 的计算图上（它需要梯度），而 NumPy 数组带不走这张图。"
+            "请先把它从图中分离出来：tensor.detach().cpu().numpy()。",
         ),
     ),
     (
@@ -145,7 +191,9 @@ _RULES: list[_Rule] = [
         re.compile(r"can't convert .* device type tensor to numpy", re.I),
         _const(
             "NumPy arrays live in CPU memory, and this tensor is on another device. Copy it to "
-            "the CPU first: tensor.detach().cpu().numpy()."
+            "the CPU first: tensor.detach().cpu().numpy().",
+            "NumPy 数组存放在 CPU 内存里，而这个张量在另一个设备上。"
+            "请先把它复制到 CPU：tensor.detach().cpu().numpy()。",
         ),
     ),
     (
@@ -155,7 +203,10 @@ _RULES: list[_Rule] = [
             "view() only re-reads the same memory with a new shape, and this tensor's elements "
             "are not laid out in the order the new shape needs (it is not contiguous, e.g. "
             "after t(), transpose or permute). Use reshape(), which copies when it must, or "
-            "call contiguous() first (that also copies)."
+            "call contiguous() first (that also copies).",
+            "view() 只是用新形状重新解读同一块内存，而这个张量的元素在内存里的排列顺序"
+            "不符合新形状的要求（它不连续，例如经过 t()、transpose 或 permute 之后）。"
+            "请改用 reshape()（必要时会复制），或者先调用 contiguous()（这也会复制）。",
         ),
     ),
     (
@@ -165,7 +216,10 @@ _RULES: list[_Rule] = [
             "You changed in place a leaf tensor that requires grad (a parameter, or a tensor "
             "made with requires_grad=True). autograd cannot record that. Update parameters "
             "inside 'with torch.no_grad():' (that is what an optimizer does), or compute a new "
-            "tensor out of place instead."
+            "tensor out of place instead.",
+            "你原地修改了一个需要梯度的叶子张量（模型参数，或者用 requires_grad=True 创建的张量），"
+            "autograd 无法记录这种修改。请在 'with torch.no_grad():' 里更新参数"
+            "（optimizer 就是这样做的），或者改用非原地操作算出一个新张量。",
         ),
     ),
     (
@@ -187,7 +241,11 @@ _RULES: list[_Rule] = [
             "Matrix multiplication needs the inner sizes to agree: (n, k) @ (k, m) gives "
             "(n, m). Here the last size of the left operand differs from the first size of the "
             "right one. For nn.Linear(in_features, out_features) the input's last size must be "
-            "in_features. Check the operands' shapes below."
+            "in_features. Check the operands' shapes below.",
+            "矩阵乘法要求内侧的两个维度大小一致：(n, k) @ (k, m) 得到 (n, m)。"
+            "这里左操作数最后一维的大小和右操作数第一维的大小不同。"
+            "对于 nn.Linear(in_features, out_features)，输入最后一维的大小必须是 in_features。"
+            "请对照下面列出的操作数形状检查。",
         ),
     ),
     (
@@ -202,7 +260,11 @@ _RULES: list[_Rule] = [
             "Broadcasting compares shapes from the last dimension backwards: two sizes fit "
             "when they are equal or one of them is 1. Here one dimension has two different "
             "sizes, neither 1. Reshape or unsqueeze one operand (e.g. b.unsqueeze(1)) so that "
-            "the sizes line up as you mean them."
+            "the sizes line up as you mean them.",
+            "广播从尾部维度向前比较形状：两个维度相等，或者其中一个为 1，才能广播。"
+            "这里有一个维度的两个大小不同，而且都不是 1。"
+            "请对其中一个操作数做 reshape 或 unsqueeze（例如 b.unsqueeze(1)），"
+            "让各个维度按你的本意对齐。",
         ),
     ),
     (
@@ -211,7 +273,10 @@ _RULES: list[_Rule] = [
         _const(
             "backward() without arguments needs a single number (a scalar loss). For a tensor "
             "with several elements pass the upstream gradient of the same shape, e.g. "
-            "y.backward(torch.ones_like(y)), or reduce it first (y.sum().backward())."
+            "y.backward(torch.ones_like(y)), or reduce it first (y.sum().backward()).",
+            "不带参数的 backward() 需要一个单独的数（标量 loss）。"
+            "对有多个元素的张量，请传入同形状的上游梯度，例如 "
+            "y.backward(torch.ones_like(y))，或者先把它归约成标量（y.sum().backward()）。",
         ),
     ),
     (
@@ -220,7 +285,10 @@ _RULES: list[_Rule] = [
         _const(
             "This tensor is not connected to any autograd graph, so there is nothing to "
             "differentiate. It was made by detach(), under torch.no_grad() or "
-            "torch.inference_mode(), or from tensors none of which has requires_grad=True."
+            "torch.inference_mode(), or from tensors none of which has requires_grad=True.",
+            "这个张量没有连接到任何 autograd 计算图，所以没有东西可以求导。"
+            "它是由 detach() 得到的，或者是在 torch.no_grad() 或 torch.inference_mode() "
+            "下算出来的，或者算出它的张量都没有 requires_grad=True。",
         ),
     ),
     (
@@ -229,7 +297,10 @@ _RULES: list[_Rule] = [
         _const(
             "A tensor made under torch.inference_mode() is used in a computation that autograd "
             "records. Inference tensors never join a graph. Make it under torch.no_grad() "
-            "instead, or use tensor.clone() outside inference mode to get a normal tensor."
+            "instead, or use tensor.clone() outside inference mode to get a normal tensor.",
+            "一个在 torch.inference_mode() 下创建的张量被用在了 autograd 要记录的计算里。"
+            "这种推理张量永远不会加入计算图。请改在 torch.no_grad() 下创建它，"
+            "或者在 inference_mode 之外用 tensor.clone() 得到一个普通张量。",
         ),
     ),
     (
@@ -240,7 +311,10 @@ _RULES: list[_Rule] = [
         _const(
             "item() and float() turn a tensor with exactly one element into a Python number; "
             "this tensor has more. Reduce it first (sum(), mean()) or index one element, or "
-            "use tolist() for all of them."
+            "use tolist() for all of them.",
+            "item() 和 float() 只能把恰好只有一个元素的张量转成 Python 数字，"
+            "而这个张量的元素不止一个。请先归约（sum()、mean()）或用索引取出一个元素；"
+            "要得到全部元素请用 tolist()。",
         ),
     ),
     (
@@ -252,7 +326,9 @@ _RULES: list[_Rule] = [
         ),
         _const(
             "An if/while/and/or needs one True or False, but the tensor has many elements. "
-            "Say which you mean: .all() (every element) or .any() (at least one)."
+            "Say which you mean: .all() (every element) or .any() (at least one).",
+            "if/while/and/or 需要一个 True 或 False，但这个张量有多个元素。"
+            "请写明你的意思：.all()（每个元素都为真）或 .any()（至少有一个为真）。",
         ),
     ),
     (
@@ -263,7 +339,9 @@ _RULES: list[_Rule] = [
         _const(
             "The tensor written to is a view in which several elements share the same memory "
             "(for example made by expand()), so an in-place write would be ambiguous. clone() "
-            "it first to get a tensor that owns separate memory."
+            "it first to get a tensor that owns separate memory.",
+            "被写入的张量是一个视图，它的多个元素共享同一块内存（例如由 expand() 得到），"
+            "所以原地写入的结果是不确定的。请先 clone() 一份，得到拥有独立内存的张量。",
         ),
     ),
     (
@@ -276,17 +354,25 @@ _RULES: list[_Rule] = [
         _const(
             "The device asked for does not exist on this machine. Use "
             "torch.device('cuda' if torch.cuda.is_available() else 'cpu'), or one of the "
-            "devices listed by the app's device chooser."
+            "devices listed by the app's device chooser.",
+            "这台机器上没有所请求的设备。请用 "
+            "torch.device('cuda' if torch.cuda.is_available() else 'cpu')，"
+            "或者选择本应用设备选择框里列出的设备。",
         ),
     ),
     (
         "out-of-memory",
         re.compile(r"out of memory|can't allocate memory|DefaultCPUAllocator", re.I),
-        _const(_OOM),
+        _const(*_OOM),
     ),
 ]
 
 _NAME_ERROR = re.compile(r"name '(\w+)' is not defined")
+
+#: every kind :func:`explain` can return
+KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys([kind for kind, _p, _t in _RULES] + ["not-defined", "not-available", "recursion"])
+)
 
 
 def explain(exc: BaseException) -> Explanation | None:
@@ -299,50 +385,77 @@ def explain(exc: BaseException) -> Explanation | None:
                 "not-available",
                 f"{m.group(1)}() is not available in the restricted runner: lessons and "
                 "programs may not open files, run code from strings or reach Python internals.",
+                f"{m.group(1)}() 在受限运行器里不可用：课程和程序不能打开文件、"
+                "不能执行写在字符串里的代码，也不能访问 Python 的内部机制。",
             )
-        name = m.group(1) if m else "this name"
+        if m:
+            name, name_zh = m.group(1), m.group(1)
+        else:
+            name, name_zh = "this name", "这个名字"
         return Explanation(
             "not-defined",
             f"{name} has no value yet. Run the statement that makes it first, or check the "
             "spelling (names are case-sensitive).",
+            f"{name_zh} 还没有值。请先运行创建它的语句，或者检查拼写（名字区分大小写）。",
         )
     if isinstance(exc, RecursionError):
         return Explanation(
             "recursion",
             "A function called itself (directly or through others) too many times without "
             "stopping. Check the condition that should end the recursion.",
+            "一个函数（直接或通过别的函数）调用自己的次数太多，一直停不下来。"
+            "请检查本应结束递归的条件。",
         )
     if isinstance(exc, MemoryError):
-        return Explanation("out-of-memory", _OOM)
-    for kind, pattern, text in _RULES:
+        return Explanation("out-of-memory", *_OOM)
+    for kind, pattern, texts in _RULES:
         m = pattern.search(message)
         if m:
-            return Explanation(kind, text(m))
+            return Explanation(kind, *texts(m))
     return None
 
 
-_WARNINGS: list[tuple[re.Pattern[str], str]] = [
+_WARNINGS: list[tuple[re.Pattern[str], _Texts]] = [
     (
         re.compile(r"\.grad attribute of a Tensor that is not a leaf Tensor", re.I),
-        "This tensor is computed from others (not a leaf), so backward() does not keep its "
-        "gradient and .grad is None. Call .retain_grad() on it before backward() if you want "
-        "it, or read .grad of the leaf tensors (those you made with requires_grad=True).",
+        (
+            "This tensor is computed from others (not a leaf), so backward() does not keep its "
+            "gradient and .grad is None. Call .retain_grad() on it before backward() if you "
+            "want it, or read .grad of the leaf tensors (those you made with "
+            "requires_grad=True).",
+            "这个张量是由其他张量算出来的（不是叶子张量），所以 backward() 不会保留它的梯度，"
+            ".grad 是 None。如果需要它的梯度，请在 backward() 之前对它调用 .retain_grad()，"
+            "或者读取叶子张量（你用 requires_grad=True 创建的那些）的 .grad。",
+        ),
     ),
     (
         re.compile(r"TypedStorage is deprecated", re.I),
-        "tensor.storage() is the old API; tensor.untyped_storage() shows the same bytes.",
+        (
+            "tensor.storage() is the old API; tensor.untyped_storage() shows the same bytes.",
+            "tensor.storage() 是旧的 API；tensor.untyped_storage() 显示的是同样的字节。",
+        ),
     ),
     (
         re.compile(r"non-writable|not writable|non-writeable", re.I),
-        "The NumPy array is read-only, and the tensor made from it shares its memory; "
-        "writing to the tensor would be undefined. Copy it first (array.copy()).",
+        (
+            "The NumPy array is read-only, and the tensor made from it shares its memory; "
+            "writing to the tensor would be undefined. Copy it first (array.copy()).",
+            "这个 NumPy 数组是只读的，而由它创建的张量与它共享内存；"
+            "写入这个张量的结果是未定义的。请先复制一份（array.copy()）。",
+        ),
     ),
 ]
 
 
-def explain_warning(message: str) -> str | None:
-    """Plain words for a warning torch or NumPy raised while a program ran, if we have any."""
-    for pattern, text in _WARNINGS:
+def explain_warning(message: str, lang: str = "en") -> str | None:
+    """Plain words for a warning torch or NumPy raised while a program ran, if we have any
+    (``lang``: "en" or "zh")."""
+    for pattern, (en, zh) in _WARNINGS:
         if pattern.search(message):
-            return text
+            return zh if lang == "zh" else en
     return None
+
+
+def warning_texts() -> list[_Texts]:
+    """Every (English, Chinese) pair :func:`explain_warning` can give."""
+    return [texts for _pattern, texts in _WARNINGS]

@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 from . import sandbox
-from .explain import explain, explain_warning
+from .explain import explain, explain_warning, warning_texts
 
 __all__ = ["Binding", "Controller", "Outcome", "Program", "ProgramError", "Runner", "Statement"]
 
@@ -69,6 +69,11 @@ class ProgramError(Exception):
     cause in plain words, or None), ``operands`` (``[(name, "shape dtype device")]`` of the
     names on the failing line), ``notes`` (warnings raised on the way), and ``message`` (the
     whole multi-line text, also ``str(err)``).
+
+    All of these are English. The learner's language: ``headlines``/``explanations``
+    (``{"zh": ...}``) hold the other languages' headline and explanation where they differ from
+    the English (torch's own message stays as torch wrote it); :meth:`text` composes the whole
+    message in a language, :meth:`headline_in` and :meth:`explanation_in` give the parts.
     """
 
     def __init__(
@@ -83,6 +88,8 @@ class ProgramError(Exception):
         explanation: str | None = None,
         operands: list[tuple[str, str]] | None = None,
         notes: tuple[str, ...] = (),
+        headlines: Mapping[str, str] | None = None,
+        explanations: Mapping[str, str] | None = None,
     ) -> None:
         self.headline = headline
         self.line = line
@@ -93,6 +100,8 @@ class ProgramError(Exception):
         self.explanation = explanation
         self.operands = list(operands or [])
         self.notes = tuple(notes)
+        self.headlines = dict(headlines or {})
+        self.explanations = dict(explanations or {})
         self.message = self._compose()
         super().__init__(self.message)
 
@@ -101,19 +110,107 @@ class ProgramError(Exception):
         """True when the program was stopped (cancel, time or step limit)."""
         return self.kind == "stopped"
 
-    def _compose(self) -> str:
+    def headline_in(self, lang: str) -> str:
+        """The headline in ``lang`` ("en" or "zh"; the English where there is no translation)."""
+        if lang == "en":
+            return self.headline
+        return getattr(self, "headlines", {}).get(lang, self.headline)
+
+    def explanation_in(self, lang: str) -> str | None:
+        """The explanation in ``lang`` (None when there is none, in any language)."""
+        if not self.explanation or lang == "en":
+            return self.explanation
+        return getattr(self, "explanations", {}).get(lang, self.explanation)
+
+    def text(self, lang: str = "en") -> str:
+        """The whole multi-line message in ``lang``; ``text("en")`` is ``str(err)``."""
+        frame = _FRAME.get(lang, _FRAME["en"])
         parts = []
         if self.line is not None:
-            where = f"Line {self.line}"
-            parts.append(f"{where}: {self.source_line}" if self.source_line else where)
-        parts.append(self.headline)
-        if self.explanation:
-            parts.append(f"What usually causes this: {self.explanation}")
+            where = frame["line"].format(self.line)
+            parts.append(
+                f"{where}{frame['colon']}{self.source_line}" if self.source_line else where
+            )
+        parts.append(self.headline_in(lang))
+        explanation = self.explanation_in(lang)
+        if explanation:
+            parts.append(frame["cause"] + explanation)
         if self.operands:
-            parts.append("Values on this line:")
-            parts.extend(f"  {name}: {desc}" for name, desc in self.operands)
-        parts.extend(f"Note: {note}" for note in self.notes)
+            parts.append(frame["values"])
+            parts.extend(f"  {name}: {operand_in(desc, lang)}" for name, desc in self.operands)
+        parts.extend(frame["note"] + note_in(note, lang) for note in self.notes)
         return "\n".join(parts)
+
+    def _compose(self) -> str:
+        return self.text("en")
+
+
+#: the words ProgramError puts around the headline, per language
+_FRAME: dict[str, dict[str, str]] = {
+    "en": {
+        "line": "Line {0}",
+        "colon": ": ",
+        "cause": "What usually causes this: ",
+        "values": "Values on this line:",
+        "note": "Note: ",
+    },
+    "zh": {
+        "line": "第 {0} 行",
+        "colon": "：",
+        "cause": "通常的原因：",
+        "values": "这一行上的值：",
+        "note": "注意：",
+    },
+}
+
+_INSIDE_NOTE = re.compile(r"^the error happened inside (.+), defined in an earlier program$")
+_NOT_RESTORED_NOTE = re.compile(
+    r"^(.+) may have been changed in place before the error and were too large to restore\.$"
+)
+
+
+def note_in(note: str, lang: str) -> str:
+    """A note of the runner's (a warning with its plain words, an error inside a function...)
+    in ``lang``; notes it does not know are returned as they are."""
+    if lang != "zh":
+        return note
+    m = _INSIDE_NOTE.match(note)
+    if m:
+        return f"错误发生在 {m.group(1)} 内部，它是在之前的程序里定义的"
+    m = _NOT_RESTORED_NOTE.match(note)
+    if m:
+        return f"{m.group(1)} 可能在出错之前已被原地修改，而且太大，无法恢复原值。"
+    return warnings_in(note, lang)
+
+
+def warnings_in(text: str, lang: str) -> str:
+    """Output text with the plain words of the runner's warning notes (``warning: ...`` lines)
+    in ``lang``; the rest of the text is left alone."""
+    if lang != "zh" or "(" not in text:
+        return text
+    for en, zh in warning_texts():
+        text = text.replace(f" ({en})", f"（{zh}）")
+    return text
+
+
+_MODULE_OPERAND = re.compile(r"^(\w+) module, parameters (.+)$")
+_SIZED_OPERAND = re.compile(r"^(list|tuple|dict) of (\d+)$")
+
+
+def operand_in(desc: str, lang: str) -> str:
+    """An operand description of :func:`describe_operand` in ``lang`` (tensor, dtype and device
+    words stay as Python writes them)."""
+    if lang != "zh":
+        return desc
+    m = _MODULE_OPERAND.match(desc)
+    if m:
+        if m.group(2) == "no parameters":
+            return f"{m.group(1)} 模块，没有参数"
+        return f"{m.group(1)} 模块，参数 {m.group(2)}"
+    m = _SIZED_OPERAND.match(desc)
+    if m:
+        return f"{m.group(1)}，{m.group(2)} 项"
+    return desc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -454,7 +551,21 @@ def _syntax(exc: SyntaxError, lines: list[str]) -> ProgramError:
         kind="syntax",
         error_type="SyntaxError",
         torch_message=exc.msg,
+        headlines={
+            "zh": f"SyntaxError: {exc.msg}。这里不是有效的 Python 代码；"
+            "请检查这一行和它的上一行（通常是少了括号、引号或冒号）。"
+        },
     )
+
+
+_REFUSED_EXPLANATION = {
+    "en": "Lessons and programs can come from other people, so the restricted runner does "
+    "not let them import modules, reach Python internals (names starting with '_') or "
+    "use torch/NumPy functions that read or write files, start processes or load code.",
+    "zh": "课程和程序可能来自别人，所以受限运行器不允许它们导入模块、"
+    "访问 Python 的内部机制（以 '_' 开头的名字），"
+    "也不允许使用读写文件、启动进程或加载代码的 torch/NumPy 函数。",
+}
 
 
 def _refused(message: str, line: int | None, lines: list[str]) -> ProgramError:
@@ -466,11 +577,69 @@ def _refused(message: str, line: int | None, lines: list[str]) -> ProgramError:
         kind="refused",
         error_type="Refused",
         torch_message=message,
-        explanation=(
-            "Lessons and programs can come from other people, so the restricted runner does "
-            "not let them import modules, reach Python internals (names starting with '_') or "
-            "use torch/NumPy functions that read or write files, start processes or load code."
-        ),
+        explanation=_REFUSED_EXPLANATION["en"],
+        headlines={"zh": f"已拒绝：{message}"},
+        explanations={"zh": _REFUSED_EXPLANATION["zh"]},
+    )
+
+
+_STOP_REASONS_ZH = [
+    (re.compile(r"^it was cancelled$"), "程序被取消了"),
+    (re.compile(r"^it ran longer than the time limit \((.+) s\)$"),
+     "程序运行超过了时间限制（{0} 秒）"),
+    (re.compile(r"^it ran more than (\d+) steps$"), "程序运行超过了 {0} 步"),
+]  # fmt: skip
+
+
+def _stopped(
+    reason: str, line: int | None, source_line: str | None, notes: tuple[str, ...]
+) -> ProgramError:
+    why = reason
+    for pattern, words in _STOP_REASONS_ZH:
+        m = pattern.match(reason)
+        if m:
+            why = words.format(*m.groups())
+            break
+    return ProgramError(
+        f"Stopped: the program was stopped because {reason}. The statement it was "
+        "running binds nothing; the workspace keeps what it had.",
+        line=line,
+        source_line=source_line,
+        kind="stopped",
+        error_type="Stopped",
+        torch_message=reason,
+        notes=notes,
+        headlines={"zh": f"已停止：{why}。正在运行的语句不会绑定任何名字，工作区保留原来的值。"},
+    )
+
+
+def device_error(exc: ValueError) -> ProgramError:
+    """The error for a device name :func:`~tensor_explorer.core.devices.check_device`
+    refused."""
+    message = str(exc)
+    zh = f"设备：{message}。"
+    m = re.match(r"^device (.+) is not available on this machine; available: (.*)$", message)
+    if m:
+        zh = f"设备 {m.group(1)} 在这台机器上不可用；可用的设备：{m.group(2)}。"
+    else:
+        m = re.match(r"^(.+) is not a device name \((.*)\)$", message, re.S)
+        if m:
+            zh = f"{m.group(1)} 不是设备名（{m.group(2)}）。"
+    return ProgramError(
+        f"Device: {message}.",
+        kind="device",
+        error_type="ValueError",
+        torch_message=message,
+        headlines={"zh": zh},
+    )
+
+
+def busy_error() -> ProgramError:
+    """The error for a run while another program runs in the same workspace."""
+    return ProgramError(
+        "Another program is still running in this workspace.",
+        kind="busy",
+        headlines={"zh": "这个工作区里还有另一个程序在运行。"},
     )
 
 
@@ -866,16 +1035,7 @@ class Runner:
         if inner:
             extra += (f"the error happened inside {inner}, defined in an earlier program",)
         if isinstance(exc, sandbox.Stopped):
-            return ProgramError(
-                f"Stopped: the program was stopped because {exc.reason}. The statement it was "
-                "running binds nothing; the workspace keeps what it had.",
-                line=line,
-                source_line=source_line,
-                kind="stopped",
-                error_type="Stopped",
-                torch_message=exc.reason,
-                notes=extra,
-            )
+            return _stopped(exc.reason, line, source_line, extra)
         if isinstance(exc, sandbox.Refused):
             err = _refused(exc.message, line, program.lines)
             err.notes = extra
@@ -894,6 +1054,7 @@ class Runner:
             explanation=why.text if why else None,
             operands=operands,
             notes=extra,
+            explanations={"zh": why.text_zh} if why and why.text_zh else None,
         )
 
     def _operands(

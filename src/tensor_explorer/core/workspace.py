@@ -27,7 +27,17 @@ from psygnal import Signal, SignalGroup
 
 from . import sandbox
 from .devices import check_device
-from .runner import Controller, Outcome, ProgramError, Runner, Statement, compile_program, is_hidden
+from .runner import (
+    Controller,
+    Outcome,
+    ProgramError,
+    Runner,
+    Statement,
+    busy_error,
+    compile_program,
+    device_error,
+    is_hidden,
+)
 
 __all__ = ["Origin", "Record", "Workspace", "WorkspaceEvents"]
 
@@ -329,12 +339,10 @@ class Workspace:
         try:
             dev = check_device(device)
         except ValueError as exc:
-            raise ProgramError(
-                f"Device: {exc}.", kind="device", error_type="ValueError", torch_message=str(exc)
-            ) from None
+            raise device_error(exc) from None
         program = compile_program(source)
         if not self._lock.acquire(blocking=False):
-            raise ProgramError("Another program is still running in this workspace.", kind="busy")
+            raise busy_error()
         grad_enabled = torch.is_grad_enabled()
         default_dtype = torch.get_default_dtype()
         ctrl = self._ctrl

@@ -14,8 +14,8 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.devices import devices
-from ..core.runner import ProgramError
-from . import theme
+from ..core.runner import ProgramError, warnings_in
+from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .run_controller import RunController
 
@@ -159,6 +159,7 @@ class ConsolePanel(QtWidgets.QWidget):
         self._append(text)
 
     def _print(self, text: str) -> None:
+        text = warnings_in(text, i18n.current())  # the runner's plain words for warnings
         self._append(html.escape(text.rstrip("\n")).replace("\n", "<br>").replace(" ", "&nbsp;"))
 
     def _finished(self, names: list[str]) -> None:
@@ -174,7 +175,7 @@ class ConsolePanel(QtWidgets.QWidget):
         t = theme.current()
         if isinstance(err, ProgramError):
             color = t.warning if err.cancelled else t.error
-            body = html.escape(str(err)).replace("\n", "<br>")
+            body = html.escape(err.text(i18n.current())).replace("\n", "<br>")
         else:
             color, body = t.error, html.escape(str(err))
         self._append(f"<span style='color:{color}'>{body}</span>")

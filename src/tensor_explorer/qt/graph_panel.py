@@ -63,7 +63,7 @@ from ..core.devices import devices
 from ..core.graph_layout import CollapsedGraph, collapse
 from ..core.runner import ProgramError
 from ..core.workspace import Workspace
-from . import theme
+from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .graph_view import (
     Drawing,
@@ -776,7 +776,7 @@ class GraphPanel(QtWidgets.QWidget):
         reason = None
         value = ws.get(selected) if selected is not None else None
         if isinstance(value, torch.Tensor):
-            reason = ag.no_graph_reason(value)
+            reason = ag.no_graph_reason(value, i18n.current())
         self.title.setText(self.tr("No graph"))
         self._say(reason or self.tr("No value has a grad_fn yet: compute something from a "
                                     "tensor with requires_grad=True."))
@@ -819,7 +819,7 @@ class GraphPanel(QtWidgets.QWidget):
             try:
                 result = work(lambda _f: None, lambda: False)
             except BackwardError as exc:
-                self._say(exc.explanation, "error")
+                self._say(exc.explanation_in(i18n.current()), "error")
                 return
             self._install(gen, result)
         else:
@@ -999,7 +999,7 @@ class GraphPanel(QtWidgets.QWidget):
         if error is not None:
             done = (self.tr("{0} backward call(s) ran, then: ").format(len(records))
                     if records else "")
-            self._say(done + error.explanation, "error")
+            self._say(done + error.explanation_in(i18n.current()), "error")
             self.message.setToolTip(error.torch_message or "")
         elif records:
             shown = ", ".join(f"{n}.grad = {short_values(records[-1].grads[n])}"
@@ -1402,7 +1402,7 @@ class GraphPanel(QtWidgets.QWidget):
 
         def done(fresh: Any) -> None:
             if isinstance(fresh, ProgramError):
-                self._rerun_failed(device, str(fresh))
+                self._rerun_failed(device, fresh.text(i18n.current()))
                 return
             if fresh is None:
                 return
@@ -1468,6 +1468,7 @@ class GraphPanel(QtWidgets.QWidget):
         sources = replay_sources(ws, skip_backward=True)
         device = str(self.root.device) if self.root is not None else None
         inputs = {n: ws[n] for n in leaves}
+        lang = i18n.current()  # read here: the check runs on a worker thread
 
         def fn(**values: torch.Tensor) -> torch.Tensor:
             fresh = Workspace(time_limit=60)
@@ -1485,9 +1486,9 @@ class GraphPanel(QtWidgets.QWidget):
             try:
                 return numerical_check(fn, inputs)
             except BackwardError as err:
-                return err.explanation
+                return err.explanation_in(lang)
             except ProgramError as err:
-                return _tr("re-running the program failed: {0}").format(err)
+                return _tr("re-running the program failed: {0}").format(err.text(lang))
 
         self._run_task(self.tr("Checking gradients numerically…"), work, self._check_done,
                        failed=lambda msg: self._say(

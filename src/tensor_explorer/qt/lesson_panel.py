@@ -501,9 +501,13 @@ class LessonPanel(QtWidgets.QWidget):
             add(self.tr("Skipped: this step {0}.").format(self._skip_words(result.skipped)),
                 t.warning)
             return
+        lang = i18n.current()
         for check in result.checks:
             if check.text == "the step's code runs":
-                add(self.tr("✗ The code failed: {0}").format(check.detail), t.error)
+                detail = check.detail
+                if lang != "en" and result.error is not None:
+                    detail = self._failure_words(result.step, result.error, lang)
+                add(self.tr("✗ The code failed: {0}").format(detail), t.error)
             elif check.ok:
                 add(f"✓ {check.text}", t.ok, check.detail)
             else:
@@ -514,9 +518,20 @@ class LessonPanel(QtWidgets.QWidget):
             err = result.error
             if err is not None:
                 where = self.tr("line {0}: ").format(err.line) if err.line else ""
-                add(where + err.headline, t.warning, str(err))
-                if err.explanation:
-                    add(err.explanation, t.muted, str(err))
+                full = err.text(lang)
+                add(where + err.headline_in(lang), t.warning, full)
+                explanation = err.explanation_in(lang)
+                if explanation:
+                    add(explanation, t.muted, full)
+
+    def _failure_words(self, step: core.Step, err: ProgramError, lang: str) -> str:
+        """The lesson checker's "line N: code → headline" for a step that failed, in ``lang``."""
+        line = step.file_line(err.line)
+        where = self.tr("line {0}: ").format(line) if line is not None else ""
+        detail = err.headline_in(lang)
+        if err.source_line:
+            detail = f"{err.source_line} → {detail}"
+        return where + detail
 
     def _skip_words(self, reason: str) -> str:
         if "CUDA" in reason:

@@ -655,7 +655,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _run_failed(self, err: object) -> None:
         if isinstance(err, ProgramError):
-            first = str(err).splitlines()
+            first = err.text(i18n.current()).splitlines()
             self.statusBar().showMessage(" — ".join(first[:2]), 10000)
             self.docks["console"].raise_()
 

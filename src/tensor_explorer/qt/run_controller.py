@@ -43,7 +43,7 @@ class RunController(QtCore.QObject):
         ``select``: the name to select after success (default: the last name bound).
         """
         if self.busy:
-            self.failed.emit(ProgramError("A program is still running; stop it first.",
+            self.failed.emit(ProgramError(self.tr("A program is still running; stop it first."),
                                           kind="busy"))
             return False
         dev = device if device is not None else self.device
