@@ -194,3 +194,32 @@ def test_save_and_open_a_session(qtbot: QtBot, make_window, tmp_path: Path) -> N
     blocker.write_text("not a folder")
     assert not win.save_session(str(blocker / "s.txs"))  # cannot write: a message, no crash
     assert "Save session" in win.panels["console"].output_text()
+
+
+def test_language_switches_leave_one_set_of_menus_and_working_shortcuts(
+    qtbot: QtBot, make_window
+) -> None:
+    # The UI is rebuilt on a language change: the old menus and actions must go, or their
+    # shortcuts become ambiguous (Qt then runs none of them) and point at deleted panels.
+    win = make_window()
+    win.show()
+    qtbot.waitExposed(win)
+    for lang in ("zh", "en", "zh"):
+        win.set_language(lang)
+    QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    QtWidgets.QApplication.processEvents()
+    actions = win.findChildren(QtGui.QAction)
+    for keys in ("Ctrl+Return", "Ctrl+O", "F5", "Ctrl+Shift+D"):
+        seq = QtGui.QKeySequence(keys)
+        assert len([a for a in actions if a.shortcut() == seq]) == 1, keys
+    direct = QtCore.Qt.FindChildOption.FindDirectChildrenOnly
+    menus = win.menuBar().findChildren(QtWidgets.QMenu, options=direct)
+    assert [m.title() for m in menus] == [a.text() for a in win.menuBar().actions()]
+    # the window-wide Ctrl+Enter runs the (new) code bar
+    console = win.panels["console"]
+    console.editor.setPlainText("z = torch.ones(3)")
+    console.editor.setFocus()
+    with qtbot.waitSignal(win.runner.finished, timeout=20_000):
+        qtbot.keyClick(console.editor, QtCore.Qt.Key.Key_Return,
+                       QtCore.Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: "z" in win.workspace.names())

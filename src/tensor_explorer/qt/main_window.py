@@ -213,6 +213,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.panels = PanelMap(self._make_panel)
         self._factories: dict[str, Callable[[], QtWidgets.QWidget]] = {}
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
+        #: parent of the actions one build of the UI makes (deleted when the UI is rebuilt)
+        self._actions_owner: QtCore.QObject | None = None
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
         self.setAnimated(False)  # no half-moved docks or stale tab bars in screenshots
@@ -290,7 +292,18 @@ class MainWindow(QtWidgets.QMainWindow):
             dock.deleteLater()
         self.docks.clear()
         self.panels.clear()
+        # A rebuild (language change) must not leave the old menus and actions behind: they
+        # would pile up and their shortcuts (Ctrl+Enter...) would become ambiguous and point at
+        # deleted panels.
+        for action in self.actions():
+            self.removeAction(action)
         self.menuBar().clear()
+        direct = QtCore.Qt.FindChildOption.FindDirectChildrenOnly
+        for menu in self.menuBar().findChildren(QtWidgets.QMenu, options=direct):
+            menu.deleteLater()
+        if self._actions_owner is not None:
+            self._actions_owner.deleteLater()
+        self._actions_owner = QtCore.QObject(self)
         for tb in self.findChildren(QtWidgets.QToolBar):
             self.removeToolBar(tb)
             tb.deleteLater()
@@ -368,7 +381,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _action(self, text: str, slot: Callable[..., Any], shortcut: str | QtGui.QKeySequence
                 | None = None, checkable: bool = False, tip: str = "") -> QtGui.QAction:
-        a = QtGui.QAction(text, self)
+        a = QtGui.QAction(text, self._actions_owner)
         if shortcut is not None:
             a.setShortcut(QtGui.QKeySequence(shortcut))
         a.setCheckable(checkable)
@@ -433,9 +446,9 @@ class MainWindow(QtWidgets.QMainWindow):
         view_menu.addAction(self.dark_action)
         view_menu.addAction(self.present_action)
         lang_menu = view_menu.addMenu(self.tr("&Language"))
-        group = QtGui.QActionGroup(self)
+        group = QtGui.QActionGroup(self._actions_owner)
         for code, label in (("en", "English"), ("zh", "中文")):
-            a = QtGui.QAction(label, self, checkable=True)
+            a = QtGui.QAction(label, self._actions_owner, checkable=True)
             a.setChecked(i18n.current() == code)
             a.triggered.connect(lambda _c=False, lang=code: self.set_language(lang))
             group.addAction(a)
