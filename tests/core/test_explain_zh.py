@@ -248,7 +248,7 @@ def test_warnings_have_chinese_plain_words() -> None:
     for en, zh in warning_texts():
         assert _chinese(zh), zh
         output = f"3\nwarning: UserWarning: some torch words ({en})\n"
-        assert warnings_in(output, "zh") == f"3\nwarning: UserWarning: some torch words（{zh}）\n"
+        assert warnings_in(output, "zh") == f"3\n警告：UserWarning: some torch words（{zh}）\n"
         assert warnings_in(output, "en") == output
         assert note_in(f"UserWarning: words ({en})", "zh") == f"UserWarning: words（{zh}）"
     assert operand_in("tensor (2, 3) float32 cpu", "zh") == "tensor (2, 3) float32 cpu"

@@ -55,7 +55,7 @@ def test_console_lists_operands_and_notes_in_chinese(qtbot: QtBot, make_window) 
     # a warning on a statement that succeeds gets the Chinese plain words too
     run(qtbot, win, "g = h.grad")
     last = win.panels["console"].output_text().splitlines()[-2:]
-    assert any(line.startswith("warning: UserWarning:") and "（这个张量是由其他张量算出来的"
+    assert any(line.startswith("警告：UserWarning:") and "（这个张量是由其他张量算出来的"
                in line for line in last), last
 
 

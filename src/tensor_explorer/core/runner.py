@@ -183,14 +183,18 @@ def note_in(note: str, lang: str) -> str:
     return warnings_in(note, lang)
 
 
+_WARNING_LINE = re.compile(r"^warning: ", re.M)
+
+
 def warnings_in(text: str, lang: str) -> str:
     """Output text with the plain words of the runner's warning notes (``warning: ...`` lines)
     in ``lang``; the rest of the text is left alone."""
-    if lang != "zh" or "(" not in text:
+    if lang != "zh":
         return text
-    for en, zh in warning_texts():
-        text = text.replace(f" ({en})", f"（{zh}）")
-    return text
+    if "(" in text:
+        for en, zh in warning_texts():
+            text = text.replace(f" ({en})", f"（{zh}）")
+    return _WARNING_LINE.sub("警告：", text)
 
 
 _MODULE_OPERAND = re.compile(r"^(\w+) module, parameters (.+)$")
