@@ -370,16 +370,17 @@ def _saved_infos(fn: Any) -> tuple[SavedTensorInfo, ...]:
         except RuntimeError as exc:
             match = _VERSION_RE.search(str(exc))
             raw = getattr(fn, raw_attr, None)
+            raws: Sequence[Any] = raw if isinstance(raw, (list, tuple)) else [raw]
             many = isinstance(raw, (list, tuple))
-            for i, r in enumerate(raw if many else [raw]):
+            for i, r in enumerate(raws):
                 data = getattr(r, "data", None) if r is not None else None
-                known = isinstance(data, torch.Tensor)
+                tensor = data if isinstance(data, torch.Tensor) else None
                 out.append(
                     SavedTensorInfo(
                         f"{name}[{i}]" if many else name,
-                        tuple(data.shape) if known else None,
-                        _text(data.dtype) if known else None,
-                        _text(data.device) if known else None,
+                        tuple(tensor.shape) if tensor is not None else None,
+                        _text(tensor.dtype) if tensor is not None else None,
+                        _text(tensor.device) if tensor is not None else None,
                         match is not None,
                         match is None,
                         int(match.group(1)) if match else None,
@@ -523,22 +524,22 @@ def _trace(root_fn: Any, names: Names | None, saved: bool) -> Graph:
 
     edges: list[tuple[int, int]] = []
     edge_info: dict[tuple[int, int], EdgeInfo] = {}
-    for src, ids in enumerate(next_ids_all):
-        nrs = input_nrs_all[src]
-        for slot, dst in enumerate(ids):
+    for src, dst_ids in enumerate(next_ids_all):
+        src_nrs = input_nrs_all[src]
+        for slot, dst in enumerate(dst_ids):
             if dst is None:
                 continue
-            key = (src, dst)
-            info = edge_info.get(key)
+            edge = (src, dst)
+            info = edge_info.get(edge)
             if info is not None:  # the same input twice (x * x): one edge, two slots
-                edge_info[key] = info._replace(slots=(*info.slots, slot))
+                edge_info[edge] = info._replace(slots=(*info.slots, slot))
                 continue
             d = nodes[dst]
-            nr = nrs[slot]
+            nr = src_nrs[slot]
             shape = d.shapes[nr] if 0 <= nr < len(d.shapes) else None
             dtype = d.dtypes[nr] if 0 <= nr < len(d.dtypes) else None
-            edges.append(key)
-            edge_info[key] = EdgeInfo(src, dst, (slot,), shape, dtype, nr)
+            edges.append(edge)
+            edge_info[edge] = EdgeInfo(src, dst, (slot,), shape, dtype, nr)
     del keep
     return Graph(nodes=nodes, edges=edges, edge_info=edge_info, root=0, _functions=functions)
 
@@ -960,11 +961,11 @@ def backward(
             _STEPS.set(var, count)
         step = max(step, count)
         leaf_grads[nid] = _snapshot(g) if snapshot else g
-        name = leaf_name_of.get(id(var))
-        if name is not None:
-            grads[name] = leaf_grads[nid]
-            grads_before[name] = before.get(nid)
-            steps[name] = count
+        leaf_name = leaf_name_of.get(id(var))
+        if leaf_name is not None:
+            grads[leaf_name] = leaf_grads[nid]
+            grads_before[leaf_name] = before.get(nid)
+            steps[leaf_name] = count
     retained = {name: (_snapshot(t.grad) if snapshot else t.grad) for name, t in retained_pairs}
     return BackwardRecord(
         graph=graph,

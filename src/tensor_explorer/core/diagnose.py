@@ -188,9 +188,9 @@ def diagnose(
     f = describe(value)
     role = role or guess_role(name)
     out: list[Diagnosis] = []
-    is_tensor = isinstance(value, torch.Tensor)
-    numeric = is_tensor or value.dtype.kind in "biufc"
-    if is_tensor and value.device.type == "meta":
+    tensor = value if isinstance(value, torch.Tensor) else None
+    numeric = isinstance(value, torch.Tensor) or value.dtype.kind in "biufc"
+    if tensor is not None and tensor.device.type == "meta":
         out.append(_make("meta-device", lang))
     elif numeric and f.numel:
         s = value_stats if value_stats is not None else stats(value)
@@ -203,8 +203,8 @@ def diagnose(
         out.append(_make("internal-overlap", lang))
     elif not f.is_contiguous and f.numel > 1:
         out.append(_make("non-contiguous", lang, stride=tuple(f.stride), shape=tuple(f.shape)))
-    if is_tensor:
-        d = _grad(f, value, lang)
+    if tensor is not None:
+        d = _grad(f, tensor, lang)
         if d:
             out.append(d)
     dt = f.dtype

@@ -62,6 +62,7 @@ import contextlib
 import functools
 import io
 import json
+import os
 import re
 import sys
 import tokenize
@@ -498,7 +499,7 @@ def default_lesson() -> str:
     return DEFAULT_LESSON
 
 
-def is_lesson(source: str | Path) -> bool:
+def is_lesson(source: str | os.PathLike[str]) -> bool:
     """True for a lesson file (``.md`` starting with a front matter that has ``name:`` and
     ``title:``) or the name of a shipped lesson that is not also an existing path."""
     p = Path(source)
@@ -516,7 +517,7 @@ def is_lesson(source: str | Path) -> bool:
     return not p.exists() and str(source) in shipped_lessons()
 
 
-def lesson_variants(source: str | Path) -> dict[str, Path]:
+def lesson_variants(source: str | os.PathLike[str]) -> dict[str, Path]:
     """``{language: path}`` of a lesson given as a shipped name or as one of its files
     (``x.en.md`` finds ``x.zh.md`` beside it); :class:`LessonError` if there is none."""
     p = Path(source)
@@ -533,7 +534,7 @@ def lesson_variants(source: str | Path) -> dict[str, Path]:
     return {read_lesson(p).language: p}
 
 
-def load_lesson(source: str | Path, language: str | None = None) -> Lesson:
+def load_lesson(source: str | os.PathLike[str], language: str | None = None) -> Lesson:
     """The lesson ``source`` (shipped name or file) in ``language`` when it has it, else in
     English, else in the language it has."""
     variants = lesson_variants(source)

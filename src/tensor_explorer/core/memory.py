@@ -149,7 +149,7 @@ def _tensor_layout(t: torch.Tensor) -> _Layout:
     except (NotImplementedError, RuntimeError) as exc:  # e.g. functorch wrappers
         alloc = Allocation(None, None, 0, 0, device, f"no accessible storage: {exc}")
         return _Layout(itemsize, tuple(t.shape), strides, alloc)
-    offset = t.storage_offset() * itemsize
+    offset = int(t.storage_offset()) * itemsize  # torch types it int | SymInt (symbolic tracing)
     if t.device.type == "meta":
         alloc = Allocation(
             None,

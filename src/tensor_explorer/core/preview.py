@@ -248,14 +248,13 @@ def _chunk_to_numpy(t: torch.Tensor) -> np.ndarray:
 
 def _materialise(view: Value, progress: Progress | None, cancel: CancelFn | None) -> np.ndarray:
     """Copy a (small) view into a new native-order NumPy array, in chunks along axis 0."""
-    is_tensor = isinstance(view, torch.Tensor)
     if view.ndim == 0:
-        out = _chunk_to_numpy(view) if is_tensor else np.array(view)
+        out = _chunk_to_numpy(view) if isinstance(view, torch.Tensor) else np.array(view)
         out = np.array(out)
         if not out.dtype.isnative:
             out = out.astype(out.dtype.newbyteorder("="))
         return out
-    if is_tensor:
+    if isinstance(view, torch.Tensor):
         conv = _numpy_dtype_for(view)
         probe = torch.empty(0, dtype=conv or view.dtype)
         np_dtype = probe.numpy().dtype
@@ -269,8 +268,10 @@ def _materialise(view: Value, progress: Progress | None, cancel: CancelFn | None
     for r in range(0, rows, step):
         if cancel is not None and cancel():
             raise Cancelled("preview cancelled")
-        chunk = view[r : r + step]
-        out[r : r + step] = _chunk_to_numpy(chunk) if is_tensor else chunk
+        if isinstance(view, torch.Tensor):
+            out[r : r + step] = _chunk_to_numpy(view[r : r + step])
+        else:
+            out[r : r + step] = view[r : r + step]
         if progress is not None:
             progress(min(1.0, (r + step) / rows))
     return out

@@ -58,7 +58,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
@@ -293,7 +293,8 @@ def _host_bytes(alloc: _Alloc, copy: bool) -> Callable[[], Iterator[memoryview]]
 
     def copied() -> Iterator[memoryview]:
         for pos in range(0, len(buf), _CHUNK):
-            yield memoryview(buf[pos : pos + _CHUNK])
+            # numpy's stubs declare ndarray.__buffer__ only for Python >= 3.12
+            yield memoryview(buf[pos : pos + _CHUNK])  # type: ignore[arg-type]
 
     return copied
 
@@ -676,7 +677,7 @@ def _array_spec(e: Any, allocs: list[int], what: str) -> _ArraySpec:
 def _check_plain(v: Any, depth: int, count: list[int]) -> None:
     count[0] += 1
     _need(depth <= MAX_PLAIN_DEPTH and count[0] <= MAX_PLAIN_ITEMS, "a plain value is too deep")
-    _need(type(v) is list and v and type(v[0]) is str, "a plain value is malformed")
+    _need(type(v) is list and len(v) > 0 and type(v[0]) is str, "a plain value is malformed")
     tag, args = v[0], v[1:]
     ok = {
         "none": lambda: not args,
@@ -995,9 +996,11 @@ def _no_constant(name: str) -> Any:
 
 def _read_alloc(zf: zipfile.ZipFile, info: zipfile.ZipInfo, nbytes: int) -> torch.Tensor:
     buf = torch.empty(nbytes, dtype=torch.uint8)
-    view = memoryview(buf.numpy())
+    # numpy's stubs declare ndarray.__buffer__ only for Python >= 3.12
+    view = memoryview(buf.numpy())  # type: ignore[arg-type]
     got = 0
-    with zf.open(info) as f:
+    # typeshed types ZipFile.open as IO[bytes]; reading, it returns a ZipExtFile
+    with cast(zipfile.ZipExtFile, zf.open(info)) as f:
         while got < nbytes:
             n = f.readinto(view[got : got + _CHUNK])
             if not n:
@@ -1141,6 +1144,7 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = No
             except (RuntimeError, ValueError, TypeError, _Bad) as exc:
                 problem = f"its saved state does not fit it ({exc})"
             if problem is None:
+                assert isinstance(value, torch.nn.Module)  # _restore_module checked it
                 modules[name] = value
         if problem is not None:
             b.notes.append(f"{name} (a {typ}) could not be rebuilt: {problem}")
