@@ -19,8 +19,11 @@ in plain words and keeps torch's own message.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import importlib
 import re
+import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -56,6 +59,20 @@ _VERSION_RE = re.compile(r"is at version (\d+); expected version (\d+)")
 
 # ---------------------------------------------------------------------------------------------
 # errors
+
+
+_WARMED = threading.Event()
+
+
+def warm_up() -> None:
+    """Import what torch loads lazily on its first backward call (``torch.fx``'s symbolic
+    shapes and SymPy: ~0.3 s), so that a first backward on a UI thread does not pause.
+    Meant for a background thread; cheap after the first call."""
+    if _WARMED.is_set():
+        return
+    with contextlib.suppress(ImportError):  # a torch without it simply has nothing to warm
+        importlib.import_module("torch.fx.experimental.symbolic_shapes")
+    _WARMED.set()
 
 
 class BackwardError(ValueError):

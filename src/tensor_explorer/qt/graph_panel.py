@@ -39,6 +39,7 @@ import ast
 import contextlib
 import html
 import re
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -505,6 +506,9 @@ class GraphPanel(QtWidgets.QWidget):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("GraphPanel")
+        # torch imports ~0.3 s of modules on its first backward: do it now, off the UI thread,
+        # so that the first Backward click on a small graph (run inline) does not pause
+        threading.Thread(target=ag.warm_up, name="tx-warm-backward", daemon=True).start()
         self.bridge = bridge
         self.runner = runner
         self.history = GradHistory()
