@@ -277,3 +277,13 @@ def test_a_kernel_that_fails_to_compile_falls_back(monkeypatch: pytest.MonkeyPat
     assert s.mean == pytest.approx(float(t.double().mean()), abs=1e-12)
     assert not kernels.available()  # disabled from now on
     kernels.reset()
+
+
+def test_views_with_the_negative_bit_are_read_like_any_tensor(kernel_path: str) -> None:
+    # z.conj().imag is a lazily negated view: .numpy() refuses it, so the fused kernel must
+    # resolve the negation (torch.aminmax and friends already do).
+    z = torch.randn(3000, dtype=torch.complex64, generator=torch.Generator().manual_seed(7))
+    imag = z.conj().imag
+    assert imag.is_neg()
+    _check(imag, _reference(imag.resolve_neg().numpy()))
+    _check(torch._neg_view(z.real.contiguous()), _reference(-z.real.numpy()))

@@ -176,7 +176,7 @@ def _fused(c: torch.Tensor, shift: float | None = None) -> kernels.Moments | Non
         return None
     if c.numel() < FUSED_MIN and shift is None:
         return None
-    return kernels.fused_moments(c.numpy(), shift)
+    return kernels.fused_moments(c.resolve_neg().numpy(), shift)  # .numpy() refuses neg views
 
 
 def _finite_part(c: torch.Tensor, acc: _Acc) -> bool:
