@@ -304,3 +304,16 @@ def test_backward_errors_in_both_languages() -> None:
         ag.backward(x * 2, gradient=[1.0, 1.0, 1.0])
     assert info.value.code == "bad_gradient"
     assert "(3,)" in info.value.explanation_in("zh") and "(2,)" in info.value.explanation_in("zh")
+
+
+def test_a_programs_own_output_is_not_translated() -> None:
+    # The console passes a program's printed output through warnings_in together with the
+    # runner's warning notes: only the notes ("warning: <Category>: ...") are the runner's.
+    ws = tx.Workspace()
+    printed: list[str] = []
+    ws.events.output.connect(printed.append)
+    ws.run('print("warning: the learning rate is high")')
+    assert printed == ["warning: the learning rate is high\n"]
+    assert warnings_in(printed[0], "zh") == printed[0]
+    note = "warning: UserWarning: something torch said\n"
+    assert warnings_in(note, "zh") == "警告：UserWarning: something torch said\n"

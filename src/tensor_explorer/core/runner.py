@@ -183,7 +183,9 @@ def note_in(note: str, lang: str) -> str:
     return warnings_in(note, lang)
 
 
-_WARNING_LINE = re.compile(r"^warning: ", re.M)
+# a note's line reads "warning: UserWarning: ..." (workspace.py); a program's own printed
+# "warning: ..." is output, not ours to translate
+_WARNING_LINE = re.compile(r"^warning: (?=\w*Warning: )", re.M)
 
 
 def warnings_in(text: str, lang: str) -> str:
