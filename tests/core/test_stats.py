@@ -287,3 +287,21 @@ def test_views_with_the_negative_bit_are_read_like_any_tensor(kernel_path: str) 
     assert imag.is_neg()
     _check(imag, _reference(imag.resolve_neg().numpy()))
     _check(torch._neg_view(z.real.contiguous()), _reference(-z.real.numpy()))
+
+
+def test_no_writable_cache_folder_still_uses_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Installed read-only with no writable home (a sandbox, a system package), Numba finds no
+    # folder for its cache and refuses cache=True when the kernel is made: statistics must
+    # still work (compiled without the on-disk cache) instead of raising.
+    caching = pytest.importorskip("numba.core.caching")
+    impl = getattr(caching, "CacheImpl", None)
+    if impl is None or not hasattr(impl, "_locator_classes"):
+        pytest.skip("this Numba finds cache folders differently")
+    monkeypatch.setattr(impl, "_locator_classes", [])
+    kernels.reset()
+    try:
+        a = np.random.default_rng(4).normal(size=2 * stats_module.FUSED_MIN).astype(np.float32)
+        _check(a, _reference(a))
+        assert kernels.available()
+    finally:
+        kernels.reset()

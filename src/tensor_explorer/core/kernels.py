@@ -89,18 +89,25 @@ def _compile() -> dict[np.dtype[Any], tuple[Callable[..., Any], type, type]] | N
     except Exception:  # not installed, or broken: use the fallback
         return None
     # Reassociation lets LLVM vectorise the sums; no "nnan"/"ninf": NaN and Inf must flow
-    # through unchanged so that the caller can see them.
-    jit = numba.njit(
-        nogil=True,
-        fastmath={"reassoc", "nsz", "arcp", "contract"},
-        cache=True,
-        boundscheck=False,
-        error_model="numpy",
-    )
-    return {
-        np.dtype(np.float32): (jit(_fused32), np.int32, np.float32),
-        np.dtype(np.float64): (jit(_fused64), np.int64, np.float64),
-    }
+    # through unchanged so that the caller can see them. Without a writable folder for the
+    # on-disk cache (read-only install, no writable home) Numba refuses cache=True right here:
+    # then compile at each start instead.
+    for cache in (True, False):
+        jit = numba.njit(
+            nogil=True,
+            fastmath={"reassoc", "nsz", "arcp", "contract"},
+            cache=cache,
+            boundscheck=False,
+            error_model="numpy",
+        )
+        try:
+            return {
+                np.dtype(np.float32): (jit(_fused32), np.int32, np.float32),
+                np.dtype(np.float64): (jit(_fused64), np.int64, np.float64),
+            }
+        except Exception:  # no cache locator (or a broken Numba): try without, else fall back
+            continue
+    return None
 
 
 def _kernels() -> dict[np.dtype[Any], tuple[Callable[..., Any], type, type]] | None:
