@@ -514,3 +514,30 @@ def test_every_tr_helper_text_is_extracted_for_translation() -> None:
         and node.func.id == "_tr" and isinstance(node.args[0], ast.Constant)
     }
     assert used and not used - set(graph_panel._LUPDATE)
+
+
+def test_gradient_norms_of_complex_edges_keep_the_imaginary_parts() -> None:
+    # A loop over a complex leaf: every edge gradient into w is complex. The norms the pane
+    # shows (one edge, or a bundle of them) must be torch's norm of the complex gradient.
+    from tensor_explorer.core.autograd import backward, trace
+    from tensor_explorer.core.graph_layout import collapse
+
+    torch.manual_seed(0)
+    w = torch.randn(3, dtype=torch.cfloat, requires_grad=True)
+    x = torch.randn(3, dtype=torch.cfloat)
+    for _ in range(20):
+        x = torch.tanh(x * w)
+    names = {"w": w, "loss": x.abs().sum()}
+    graph = trace(names["loss"], names)
+    view = collapse(graph)
+    record = backward(names["loss"], names=names, graph=graph)
+    assert view.bundles
+    norms = graph_panel.bundle_norms(view, record)
+    for key, originals in view.bundles.items():
+        total = sum(record.edge_grads[e] for e in originals)
+        assert total.is_complex()
+        assert norms[key] == pytest.approx(float(torch.linalg.vector_norm(total)), rel=1e-5)
+    for g in record.edge_grads.values():
+        if g.is_complex():
+            assert graph_panel.norm_of(g) == pytest.approx(
+                float(torch.linalg.vector_norm(g)), rel=1e-5)

@@ -187,7 +187,8 @@ def norm_of(t: torch.Tensor | None) -> float | None:
     """L2 norm in float64 (None for None or meta tensors)."""
     if t is None or t.device.type == "meta":
         return None
-    return float(torch.linalg.vector_norm(t.detach().to(torch.float64)))
+    wide = torch.complex128 if t.is_complex() else torch.float64  # keep imaginary parts
+    return float(torch.linalg.vector_norm(t.detach().to(wide)))
 
 
 class GradientInputError(ValueError):
@@ -361,7 +362,7 @@ def bundle_norms(
                 continue
             info = info_of.get(e)
             slot = info.input_nr if info is not None else 0
-            g64 = g.detach().to(torch.float64)
+            g64 = g.detach().to(torch.complex128 if g.is_complex() else torch.float64)
             prev = sums.get(slot)
             sums[slot] = g64 if prev is None else prev + g64
         if not sums:
