@@ -70,7 +70,9 @@ def warm_up() -> None:
     Meant for a background thread; cheap after the first call."""
     if _WARMED.is_set():
         return
-    with contextlib.suppress(ImportError):  # a torch without it simply has nothing to warm
+    # best effort: a torch without the module has nothing to warm, and an import that another
+    # thread is running at the same moment may raise importlib's _DeadlockError (RuntimeError)
+    with contextlib.suppress(ImportError, RuntimeError):
         importlib.import_module("torch.fx.experimental.symbolic_shapes")
     _WARMED.set()
 
