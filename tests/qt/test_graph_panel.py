@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 import tensor_explorer as tx
 from tensor_explorer.core.workspace import Workspace
-from tensor_explorer.qt import graph_panel, theme
+from tensor_explorer.qt import graph_panel, graph_view, theme
 from tensor_explorer.qt.bridge import WorkspaceBridge
 from tensor_explorer.qt.graph_panel import GraphPanel, graph_target, parse_gradient
 from tensor_explorer.qt.graph_view import NodeItem
@@ -541,3 +542,45 @@ def test_gradient_norms_of_complex_edges_keep_the_imaginary_parts() -> None:
         if g.is_complex():
             assert graph_panel.norm_of(g) == pytest.approx(
                 float(torch.linalg.vector_norm(g)), rel=1e-5)
+
+
+def _text_pixels(view: Any, key: int) -> int:
+    """How many pixels inside node ``key``'s box differ clearly from its fill (its text)."""
+    node = view.nodes_by_key[key]
+    image = view.viewport().grab().toImage()
+    top_left = view.mapFromScene(QtCore.QPointF(node.x - node.w / 2, node.y - node.h / 2))
+    bottom_right = view.mapFromScene(QtCore.QPointF(node.x + node.w / 2, node.y + node.h / 2))
+    box = QtCore.QRect(top_left, bottom_right)
+    mx, my = box.width() // 6, box.height() // 5  # the middle: no border, no arrowhead
+    box = box.adjusted(mx, my, -mx, -my)
+    fill = QtGui.QColor(image.pixel(box.left() + 1, box.top() + 1))
+    count = 0
+    for x in range(box.left(), box.right()):
+        for y in range(box.top(), box.bottom()):
+            c = QtGui.QColor(image.pixel(x, y))
+            if abs(c.lightness() - fill.lightness()) > 60:
+                count += 1
+    return count
+
+
+def test_presentation_mode_starts_a_tall_graph_readable_at_its_root(panel: GraphPanel) -> None:
+    view = panel.view
+    panel.resize(1280, 720)
+    run(panel, LOOP)  # 11 rows even when collapsed: fitting it whole makes the text tiny
+    whole = view.mapFromScene(view.sceneRect()).boundingRect()
+    assert view.viewport().rect().contains(whole)  # normal mode: the whole graph fits
+    theme.state().apply("light", theme.PRESENTATION_SCALE)
+    run(panel, LOOP)
+    # on a projector the text must be at least about the normal size (zoom x text scale)
+    assert view.current_scale() * view.style_.scale >= 0.9
+    root = view.nodes_by_key[0]
+    centre = view.mapFromScene(QtCore.QPointF(root.x, root.y))  # x, y: the box's centre
+    assert view.viewport().rect().contains(centre)  # backward starts here: it is on screen
+    panel.fit_btn.click()  # Fit still shows everything...
+    whole = view.mapFromScene(view.sceneRect()).boundingRect()
+    assert view.viewport().rect().adjusted(-2, -2, 2, 2).contains(whole)
+    # ...with node text: it is as large on screen as normal mode's text at 0.64 zoom, so the
+    # level of detail must count the larger font, not only the zoom
+    assert view.current_scale() < graph_view.TEXT_LOD < view.current_scale() * view.style_.scale
+    assert _text_pixels(view, 0) > 20
+

@@ -548,6 +548,8 @@ class GraphPanel(QtWidgets.QWidget):
     def _build_ui(self) -> None:
         self.title = QtWidgets.QLabel()
         self.title.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)  # long in presentation mode and in narrow docks
+        self.title.setMinimumWidth(1)
         self.device_combo = QtWidgets.QComboBox()
         self.device_combo.setToolTip(self.tr(
             "Re-run the program that built this graph on another device"))

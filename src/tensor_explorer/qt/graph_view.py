@@ -35,11 +35,17 @@ from . import theme
 KINDS = ("root", "op", "leaf", "group", "const")
 MAX_FIT_SCALE = 2.5  # "fit" never magnifies a small graph beyond this (readable, not huge)
 MIN_SCALE, MAX_SCALE = 0.01, 8.0
-TEXT_LOD = 0.45  # below this zoom, nodes are drawn without text
-EDGE_LABEL_LOD = 0.6  # below this zoom (or with too many edges in view), no edge labels
+# Thresholds on the *text's* on-screen size: zoom times the style's scale (presentation mode
+# draws larger text, so it stays readable at a smaller zoom)
+TEXT_LOD = 0.45  # below this, nodes are drawn without text
+EDGE_LABEL_LOD = 0.6  # below this (or with too many edges in view), no edge labels
 MAX_LABELLED_EDGES = 400
 MIN_READABLE_SCALE = 0.3  # a graph just shown that fits only below this starts at its root
 START_SCALE = 0.8
+# in presentation mode (larger text, for a projector) a graph just shown must also be read
+# from the back of the room: below this on-screen text size (zoom x text scale, 1 = the
+# normal size at 100 %) it starts at a readable zoom on its root instead of fitting whole
+PRESENTATION_MIN_TEXT = 0.9
 LAYER_ABOVE = 1500  # bigger drawings paint their nodes from one NodeLayer, not one item each
 
 
@@ -403,7 +409,7 @@ def paint_node(
         painter.drawRoundedRect(rect.adjusted(-m, -m, m, m), 9 * st.scale, 9 * st.scale)
     pen = _node_pen(text, st)
     painter.setBrush(st.brushes.get(kind, st.brushes["op"]))
-    if lod < TEXT_LOD:
+    if lod * st.scale < TEXT_LOD:
         painter.setPen(pen if lod > 0.1 else QtCore.Qt.PenStyle.NoPen)
         painter.drawRect(rect)
         return
@@ -490,7 +496,7 @@ class NodeLayer(QtWidgets.QGraphicsItem):
         idx, lod = shown
         nodes = self.nodes
         sel = self.index.get(self.selected_key)
-        if lod >= TEXT_LOD and idx.size <= 2000:
+        if lod * st.scale >= TEXT_LOD and idx.size <= 2000:
             for i in idx.tolist():
                 n = nodes[i]
                 paint_node(painter, self.node_rect(i), n.text, st, lod, i == sel)
@@ -603,7 +609,7 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
                 continue
             painter.setPen(pen)
             painter.drawLines([QtCore.QLineF(*row) for row in s[sel].tolist()])
-        if lod < EDGE_LABEL_LOD or idx.size > MAX_LABELLED_EDGES:
+        if lod * st.scale < EDGE_LABEL_LOD or idx.size > MAX_LABELLED_EDGES:
             return
         # arrowheads at the consuming end (data flows down; gradient flows back up)
         a = 7.0 * st.scale
@@ -807,7 +813,10 @@ class GraphView(QtWidgets.QGraphicsView):
             self.resetTransform()
             self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
             self.centerOn(rect.center())
-        elif not whole and s < MIN_READABLE_SCALE and root is not None:
+        elif not whole and root is not None and (
+            s < MIN_READABLE_SCALE
+            or (self.style_.scale > 1.0 and s * self.style_.scale < PRESENTATION_MIN_TEXT)
+        ):
             self.resetTransform()
             self.scale(START_SCALE, START_SCALE)
             half = self.viewport().height() / 2 / START_SCALE
