@@ -9,7 +9,7 @@ The panel holds no facts of its own: it shows :func:`describe`, :func:`stats`,
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -28,7 +28,8 @@ CTX = "Inspector"
 #: values with at most this many elements get their statistics synchronously
 SYNC_STATS_LIMIT = 200_000
 
-GROUPS: list[tuple[str, list[tuple[str, str, str]]]] = [
+# cast: the PySide6 stub types QT_TRANSLATE_NOOP as returning object; it returns its message
+GROUPS = cast("list[tuple[str, list[tuple[str, str, str]]]]", [
     (QT_TRANSLATE_NOOP("Inspector", "What it is"), [
         ("kind", QT_TRANSLATE_NOOP("Inspector", "kind"), QT_TRANSLATE_NOOP("Inspector", "Whether this is a torch tensor or a NumPy array.")),
         ("shape", QT_TRANSLATE_NOOP("Inspector", "shape"), QT_TRANSLATE_NOOP("Inspector", "The size along each axis; its length is the number of dimensions.")),
@@ -59,9 +60,9 @@ GROUPS: list[tuple[str, list[tuple[str, str, str]]]] = [
         ("is_inference", QT_TRANSLATE_NOOP("Inspector", "inference tensor"), QT_TRANSLATE_NOOP("Inspector", "Made under torch.inference_mode(): it can never enter autograd.")),
         ("is_parameter", QT_TRANSLATE_NOOP("Inspector", "parameter"), QT_TRANSLATE_NOOP("Inspector", "An nn.Parameter: a leaf that a module trains.")),
     ]),
-]
+])
 
-STAT_ROWS: list[tuple[str, str, str]] = [
+STAT_ROWS = cast("list[tuple[str, str, str]]", [
     ("min", QT_TRANSLATE_NOOP("Inspector", "min"), QT_TRANSLATE_NOOP("Inspector", "The smallest finite value.")),
     ("max", QT_TRANSLATE_NOOP("Inspector", "max"), QT_TRANSLATE_NOOP("Inspector", "The largest finite value.")),
     ("mean", QT_TRANSLATE_NOOP("Inspector", "mean"), QT_TRANSLATE_NOOP("Inspector", "The average of the finite values (accumulated in float64).")),
@@ -71,7 +72,7 @@ STAT_ROWS: list[tuple[str, str, str]] = [
     ("neginf", QT_TRANSLATE_NOOP("Inspector", "-Inf"), QT_TRANSLATE_NOOP("Inspector", "How many elements are negative infinity.")),
     ("zeros", QT_TRANSLATE_NOOP("Inspector", "zeros"), QT_TRANSLATE_NOOP("Inspector", "How many elements are exactly zero.")),
     ("first_nonfinite", QT_TRANSLATE_NOOP("Inspector", "first non-finite"), QT_TRANSLATE_NOOP("Inspector", "The index of the first NaN or Inf, in row-major order.")),
-]
+])
 
 
 def tr(text: str) -> str:
@@ -176,7 +177,7 @@ class InspectorPanel(QtWidgets.QWidget):
         missing = object()
         # one read: a program in the worker thread may delete the name at any moment
         value = self.workspace.get(name, missing) if name is not None else missing
-        if value is missing:
+        if name is None or value is missing:
             self.title.setText(f"<i>{html.escape(self.tr('Select a value to inspect it.'))}</i>")
             return
         t = theme.current()
@@ -351,8 +352,12 @@ class InspectorPanel(QtWidgets.QWidget):
         out: dict[str, str] = {}
         for i in range(self.tree.topLevelItemCount()):
             g = self.tree.topLevelItem(i)
+            if g is None:
+                continue
             for j in range(g.childCount()):
                 c = g.child(j)
+                if c is None:
+                    continue
                 key = c.data(0, QtCore.Qt.ItemDataRole.UserRole)
                 if key:
                     out[str(key)] = c.text(1)
