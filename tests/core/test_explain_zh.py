@@ -189,7 +189,7 @@ def test_runner_headlines_in_chinese() -> None:
 
     err = _error(ws, "import os")
     assert err.kind == "refused" and str(err).splitlines()[1].startswith("Refused: import of")
-    assert err.headline_in("zh").startswith("已拒绝：import of 'os' is not available")
+    assert err.headline_in("zh").startswith("已拒绝：不能导入 'os'：程序只能导入 torch、numpy")
     assert _chinese(err.explanation_in("zh"))
     assert "通常的原因：课程和程序可能来自别人" in err.text("zh")
 

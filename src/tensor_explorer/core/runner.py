@@ -574,6 +574,84 @@ _REFUSED_EXPLANATION = {
 }
 
 
+#: what the runner refuses to run, as sandbox.py words it (``Refused.message``), in Chinese;
+#: names and code stay as the program wrote them
+_REFUSAL_KINDS_ZH = {
+    "class definitions": "类定义",
+    "async functions": "异步函数（async def）",
+    "async for": "async for 循环",
+    "async with": "async with 语句",
+    "await": "await 表达式",
+    "global": "global 声明",
+    "nonlocal": "nonlocal 声明",
+    "yield": "yield（生成器函数）",
+    "yield from": "yield from（生成器函数）",
+    "match statements": "match 语句",
+    "except*": "except* 语句",
+    "type aliases": "类型别名（type 语句）",
+}
+_REFUSALS_ZH: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^names that start with '_' are not available \((.+)\)$"),
+     "以 '_' 开头的名字不可用（{0}）"),
+    (re.compile(r"^(.+) reaches interpreter internals and is not available$"),
+     "{0} 会触及解释器的内部机制，不可用"),
+    (re.compile(
+        r"^(.+) is not available in the restricted runner \(no file, process or native access\)$"
+    ),
+     "{0} 在受限运行器里不可用（程序不能访问文件、进程或原生代码）"),
+    (re.compile(r"^modules are not available in the restricted runner$"),
+     "模块对象在受限运行器里不可用"),
+    (re.compile(r"^module attribute (.+) is not available in the restricted runner$"),
+     "模块属性 {0} 在受限运行器里不可用"),
+    (re.compile(r"^module (.+) is not available in the restricted runner$"),
+     "模块 {0} 在受限运行器里不可用"),
+    (re.compile(r"^(\S+) is not available in the restricted runner$"),
+     "{0} 在受限运行器里不可用"),
+    (re.compile(r"^building an array over a raw buffer \((\w+=)\) is not available$"),
+     "不能在原始内存缓冲区上构建数组（{0}）"),
+    (re.compile(r"^DataLoader worker processes are not available: use num_workers=0$"),
+     "DataLoader 不能使用工作进程：请用 num_workers=0"),
+    (re.compile(r"^DataLoader (\w+=) is not available$"), "DataLoader 的 {0} 参数不可用"),
+    (re.compile(r"^DataLoader (\w+) is not available: no worker processes$"),
+     "DataLoader 的 {0} 不可用：这里不能使用工作进程"),
+    (re.compile(r"^interpreter frames and code objects are not available$"),
+     "解释器的栈帧和代码对象不可用"),
+    (re.compile(r"^modules cannot be changed from a program$"), "程序不能修改模块"),
+    (re.compile(r"^classes cannot be changed from a program$"), "程序不能修改类"),
+    (re.compile(r"^attribute (.+) of this object cannot be set from a program$"),
+     "程序不能设置这个对象的属性 {0}"),
+    (re.compile(r"^ndarray\.(\w+) cannot be set from a program \(only \.shape\)$"),
+     "程序不能设置 ndarray.{0}（只能设置 .shape）"),
+    (re.compile(r"^import of (.+) is not available: programs may import only (.+?) and (.+)$"),
+     "不能导入 {0}：程序只能导入 {1} 以及 {2}"),
+    (re.compile(r"^import of (.+) is not available$"), "不能导入 {0}"),
+    (re.compile(r"^type\(\) with three arguments \(making classes\) is not available$"),
+     "不能用三个参数调用 type()（那样会创建类）"),
+    (re.compile(r"^the type of a module is not available$"), "模块的类型不可用"),
+    (re.compile(r"^'from \.\.\. import \*' is not available$"),
+     "不能使用 'from ... import *'"),
+    (re.compile(r"^assign or delete attributes one at a time \(obj\.attr = value\)$"),
+     "请一次只给一个属性赋值或删除一个属性（obj.attr = value）"),
+    (re.compile(r"^annotations of attributes are not available$"), "不能给属性加类型注解"),
+]  # fmt: skip
+_REFUSED_KIND = re.compile(r"^(.+) are not available in the restricted runner$")
+
+
+def refusal_in(message: str, lang: str) -> str:
+    """A refusal reason of the sandbox's (``Refused.message``) in ``lang``; names and code in it
+    stay as written, and a reason it does not know is returned as it is."""
+    if lang != "zh":
+        return message
+    for pattern, template in _REFUSALS_ZH:
+        m = pattern.match(message)
+        if m:
+            return template.format(*(g.replace(", ", "、") for g in m.groups()))
+    m = _REFUSED_KIND.match(message)
+    if m and m.group(1) in _REFUSAL_KINDS_ZH:
+        return f"{_REFUSAL_KINDS_ZH[m.group(1)]}在受限运行器里不可用"
+    return message
+
+
 def _refused(message: str, line: int | None, lines: list[str]) -> ProgramError:
     text = lines[line - 1].strip() if line and 1 <= line <= len(lines) else None
     return ProgramError(
@@ -584,7 +662,7 @@ def _refused(message: str, line: int | None, lines: list[str]) -> ProgramError:
         error_type="Refused",
         torch_message=message,
         explanation=_REFUSED_EXPLANATION["en"],
-        headlines={"zh": f"已拒绝：{message}"},
+        headlines={"zh": f"已拒绝：{refusal_in(message, 'zh')}"},
         explanations={"zh": _REFUSED_EXPLANATION["zh"]},
     )
 
