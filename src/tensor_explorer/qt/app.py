@@ -153,6 +153,7 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # same pixels on every machine, no display
     from ..core import lessons
     from . import i18n, theme
+    from .lesson_panel import LessonPanel
     from .main_window import PANELS, MainWindow
     from .screenshot import parse_size, render_to_file
 
@@ -180,6 +181,7 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     win = MainWindow(ws, settings=None)
     theme.state().apply(theme_name, scale=theme.PRESENTATION_SCALE if presentation else 1.0)
     lesson_panel = win.panels["lesson"]
+    assert isinstance(lesson_panel, LessonPanel)
     if lesson is not None:
         lesson_panel.open_lesson(source, run=False)
 

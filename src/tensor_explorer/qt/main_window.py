@@ -13,7 +13,7 @@ import html
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -32,6 +32,10 @@ from .run_controller import RunController
 from .values_panel import ValuesPanel
 from .workers import Task
 from .workspace_panel import WorkspacePanel
+
+if TYPE_CHECKING:
+    from .autosave import Autosaver
+    from .code_panel import CodePanel
 
 #: panels built only when first shown or used (start-up builds what is visible)
 LAZY = ("build", "memory", "graph", "code")
@@ -54,7 +58,7 @@ def _layout_state(key: str, arrange: Callable[[QtWidgets.QMainWindow, dict[str, 
     """
     if key not in _STATES:
         tpl = QtWidgets.QMainWindow()
-        tpl.setCentralWidget(None)
+        tpl.setCentralWidget(None)  # type: ignore[arg-type]  # PySide6 stub: Qt accepts None
         tpl.setDockNestingEnabled(True)
         corner, area = QtCore.Qt.Corner, QtCore.Qt.DockWidgetArea
         tpl.setCorner(corner.BottomLeftCorner, area.LeftDockWidgetArea)
@@ -200,6 +204,9 @@ def _lazy_factory(module: str, cls: str, *args: Any) -> Callable[[], QtWidgets.Q
 class MainWindow(QtWidgets.QMainWindow):
     """Tensor Explorer's window. ``settings=None`` remembers nothing (screenshots, tests)."""
 
+    #: set by the app after the window is made (absent in screenshots and tests)
+    autosaver: Autosaver
+
     def __init__(self, workspace: Workspace | None = None, *,
                  settings: QtCore.QSettings | None = None,
                  explored: bool = False) -> None:
@@ -253,7 +260,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._restored = False
         if self.settings is None:
             return
-        if int(self.settings.value("layout_version", 0) or 0) != LAYOUT_VERSION:
+        version: Any = self.settings.value("layout_version", 0)  # int, or str from an ini file
+        if int(version or 0) != LAYOUT_VERSION:
             return
         geo = self.settings.value("geometry")
         state = self.settings.value("window_state")
@@ -270,7 +278,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def recent_files(self) -> list[str]:
         if self.settings is None:
             return []
-        value = self.settings.value("recent", [])
+        value: Any = self.settings.value("recent", [])  # a list, a str, or None
         if isinstance(value, str):
             value = [value]
         return [str(v) for v in (value or [])]
@@ -307,7 +315,8 @@ class MainWindow(QtWidgets.QMainWindow):
         for tb in self.findChildren(QtWidgets.QToolBar):
             self.removeToolBar(tb)
             tb.deleteLater()
-        self.setCentralWidget(None)  # docks only: every panel can move, float and tab
+        # docks only: every panel can move, float and tab
+        self.setCentralWidget(None)  # type: ignore[arg-type]  # PySide6 stub: Qt accepts None
         corner, dock_area = QtCore.Qt.Corner, QtCore.Qt.DockWidgetArea
         self.setCorner(corner.BottomLeftCorner, dock_area.LeftDockWidgetArea)
         self.setCorner(corner.TopLeftCorner, dock_area.LeftDockWidgetArea)
@@ -379,7 +388,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self._sized and not self._restored:
             self.apply_default_sizes()
 
-    def _action(self, text: str, slot: Callable[..., Any], shortcut: str | QtGui.QKeySequence
+    def _action(self, text: str, slot: Callable[..., Any],
+                shortcut: str | QtGui.QKeySequence | QtGui.QKeySequence.StandardKey
                 | None = None, checkable: bool = False, tip: str = "") -> QtGui.QAction:
         a = QtGui.QAction(text, self._actions_owner)
         if shortcut is not None:
@@ -401,12 +411,15 @@ class MainWindow(QtWidgets.QMainWindow):
                                                 tip=self.tr("Save every value, its gradient "
                                                             "and the history in one .txs file"))
         self.save_script_action = self._action(self.tr("Save code as .py…"),
-                                               lambda: self.panels["code"].save_dialog(),
+                                               lambda: cast("CodePanel",
+                                                            self.panels["code"]).save_dialog(),
                                                "Ctrl+Shift+S")
         self.export_action = self._action(self.tr("Export panel as image…"), self.export_dialog,
                                           "Ctrl+E")
         self.quit_action = self._action(self.tr("&Quit"), self.close, ks.Quit)
-        self.run_action = self._action(self.tr("&Run code"), self.panels["console"].run_editor,
+        console = self.panels["console"]
+        assert isinstance(console, ConsolePanel)
+        self.run_action = self._action(self.tr("&Run code"), console.run_editor,
                                        "Ctrl+Return", tip=self.tr("Run the code bar (Ctrl+Enter)"))
         self.stop_action = self._action(self.tr("&Stop"), self.runner.stop, "Ctrl+.",
                                         tip=self.tr("Stop the running program"))
@@ -446,6 +459,7 @@ class MainWindow(QtWidgets.QMainWindow):
         view_menu.addAction(self.dark_action)
         view_menu.addAction(self.present_action)
         lang_menu = view_menu.addMenu(self.tr("&Language"))
+        assert self._actions_owner is not None  # made by _build_ui just before
         group = QtGui.QActionGroup(self._actions_owner)
         for code, label in (("en", "English"), ("zh", "中文")):
             a = QtGui.QAction(label, self._actions_owner, checkable=True)
@@ -472,7 +486,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.recent_menu.clear()
         recent = self.recent_files()
         for path in recent:
-            self.recent_menu.addAction(path, lambda p=path: self.open_paths([p]))
+            # PySide6 stub: overlapping addAction(text, callable) overloads hide the lambda's type
+            self.recent_menu.addAction(path, lambda p=path: self.open_paths([p]))  # type: ignore[misc]
         self.recent_menu.setEnabled(bool(recent))
 
     # -- look ----------------------------------------------------------------------------------
@@ -501,9 +516,13 @@ class MainWindow(QtWidgets.QMainWindow):
         i18n.install(lang)
         self._store("language", lang)
         selected = self.workspace.selected
-        lesson = self.panels["lesson"].state()
+        panel = self.panels["lesson"]
+        assert isinstance(panel, LessonPanel)
+        lesson = panel.state()
         self._build_ui()
-        self.panels["lesson"].restore(lesson)
+        panel = self.panels["lesson"]
+        assert isinstance(panel, LessonPanel)
+        panel.restore(lesson)
         if selected is not None and selected in self.workspace:
             self.workspace.selected = selected
         self._update_status()
