@@ -41,7 +41,7 @@ import html
 import re
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -82,7 +82,8 @@ MAX_CONSTANTS = 12
 NUMCHECK_MAX_ELEMENTS = 256  # the numerical check re-runs the program 2x per element
 SKIP_ON_REPLAY = re.compile(r"\.backward\(|\.zero_grad\(|\.step\(\)|\.grad\s*=")
 
-CUT_REASONS = {
+# cast: the PySide6 stub types QT_TRANSLATE_NOOP as returning object; it returns its message
+CUT_REASONS = cast("dict[str, str]", {
     "no_grad": QtCore.QT_TRANSLATE_NOOP(
         "GraphPanel",
         "Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant "
@@ -95,7 +96,7 @@ CUT_REASONS = {
         "GraphPanel",
         "Made by .detach(): it shares memory with the value it came from but is cut off from "
         "the graph; gradient does not flow through it."),
-}
+})
 
 
 def _tr(text: str) -> str:
@@ -330,7 +331,7 @@ def node_texts(
             elif named:
                 lines.append(f"= {node.tensor}")
             lines.append(meta)
-            if named and node.tensor in retained:
+            if node.tensor is not None and node.tensor in retained:
                 lines.append(t_retained.format(short_values(retained[node.tensor])))
             if stale:
                 lines.append(t_stale)
@@ -554,9 +555,10 @@ class GraphPanel(QtWidgets.QWidget):
         self.device_combo.setToolTip(self.tr(
             "Re-run the program that built this graph on another device"))
         self.device_combo.activated.connect(self._device_chosen)
-        self.zoom_out_btn = QtWidgets.QToolButton(text="−")
-        self.zoom_in_btn = QtWidgets.QToolButton(text="+")
-        self.fit_btn = QtWidgets.QToolButton(text=self.tr("Fit"))
+        # PySide6 stub: Qt properties as keyword arguments (text=) are missing from it
+        self.zoom_out_btn = QtWidgets.QToolButton(text="−")  # type: ignore[call-arg]
+        self.zoom_in_btn = QtWidgets.QToolButton(text="+")  # type: ignore[call-arg]
+        self.fit_btn = QtWidgets.QToolButton(text=self.tr("Fit"))  # type: ignore[call-arg]
         self.zoom_out_btn.setToolTip(self.tr("Zoom out (-)"))
         self.zoom_in_btn.setToolTip(self.tr("Zoom in (+)"))
         self.fit_btn.setToolTip(self.tr("Show the whole graph (0)"))
@@ -594,7 +596,8 @@ class GraphPanel(QtWidgets.QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(160)
         self.progress.hide()
-        self.cancel_btn = QtWidgets.QToolButton(text=self.tr("Cancel"))
+        # PySide6 stub: Qt properties as keyword arguments (text=) are missing from it
+        self.cancel_btn = QtWidgets.QToolButton(text=self.tr("Cancel"))  # type: ignore[call-arg]
         self.cancel_btn.hide()
         self._nothing_said = False
         self.message = QtWidgets.QLabel()
@@ -1065,15 +1068,15 @@ class GraphPanel(QtWidgets.QWidget):
         tbl.setHorizontalHeaderLabels(cols)
         tbl.setRowCount(len(entries))
         for r, entry in enumerate(entries):
-            event = entry.event
+            event: str = entry.event
             if event == "zero_grad":
                 event = f"zero_grad({'None' if entry.set_to_none else 'zeros'})"
             values = [str(r + 1), event, str(entry.step)]
             for n in names:
-                g, v = entry.grads.get(n), norms[n][r]
-                values.append("None" if g is None else "?" if v is None else _num(v))
-            for c, v in enumerate(values):
-                tbl.setItem(r, c, QtWidgets.QTableWidgetItem(v))
+                g, norm = entry.grads.get(n), norms[n][r]
+                values.append("None" if g is None else "?" if norm is None else _num(norm))
+            for c, cell in enumerate(values):
+                tbl.setItem(r, c, QtWidgets.QTableWidgetItem(cell))
         tbl.resizeColumnsToContents()
         self.plot.clear()
         if self.legend is not None:
@@ -1090,7 +1093,8 @@ class GraphPanel(QtWidgets.QWidget):
     def history_rows(self) -> list[list[str]]:
         """The accumulation table's cells (for tests)."""
         tbl = self.history_table
-        return [[tbl.item(r, c).text() for c in range(tbl.columnCount())]
+        return [[item.text() if (item := tbl.item(r, c)) is not None else ""
+                 for c in range(tbl.columnCount())]
                 for r in range(tbl.rowCount())]
 
     # -- clicks and details ------------------------------------------------------------------
@@ -1455,6 +1459,7 @@ class GraphPanel(QtWidgets.QWidget):
         assert graph is not None
         ws = self.workspace()
         target = self.target
+        assert target is not None  # set with the graph
         leaves = [n.tensor for n in graph.leaves() if n.tensor is not None and n.tensor in ws]
         if not leaves:
             self._say(self.tr("The numerical check needs leaves that are workspace values; "
