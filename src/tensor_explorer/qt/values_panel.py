@@ -118,14 +118,14 @@ class PlaneTableModel(QtCore.QAbstractTableModel):
             return 0
         return int(self.plane.raw.shape[1]) if self.plane.raw.ndim == 2 else 1
 
-    def cell(self, index: QtCore.QModelIndex) -> tuple[int, ...]:
+    def cell(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> tuple[int, ...]:
         """The plane cell of a model index: ``()``, ``(row,)`` or ``(row, column)``."""
         nd = self.plane.raw.ndim if self.plane is not None else 0
         return ((), (index.row(),), (index.row(), index.column()))[nd]
 
     # -- content
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole
-             ) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+             role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         plane = self.plane
         if plane is None or not index.isValid():
             return None
@@ -158,13 +158,14 @@ class PlaneTableModel(QtCore.QAbstractTableModel):
             return str(int(self._rows[section])) if nd >= 1 and section < len(self._rows) else ""
         return str(int(self._cols[section])) if nd == 2 and section < len(self._cols) else ""
 
-    def flags(self, index: QtCore.QModelIndex) -> QtCore.Qt.ItemFlag:
+    def flags(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex
+              ) -> QtCore.Qt.ItemFlag:
         base = super().flags(index)
         if self.plane is not None and index.isValid():
             return base | QtCore.Qt.ItemFlag.ItemIsEditable
         return base
 
-    def setData(self, index: QtCore.QModelIndex, value: Any,
+    def setData(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex, value: Any,
                 role: int = QtCore.Qt.ItemDataRole.EditRole) -> bool:
         if role != QtCore.Qt.ItemDataRole.EditRole or self.plane is None or not index.isValid():
             return False
@@ -522,6 +523,7 @@ class ValuesPanel(QtWidgets.QWidget):
     def _rebuild_sliders(self, value: Any) -> None:
         while self.slider_grid.count():
             item = self.slider_grid.takeAt(0)
+            assert item is not None  # count() > 0
             w = item.widget()
             if w is not None:
                 w.deleteLater()

@@ -49,7 +49,7 @@ class BadgeDelegate(QtWidgets.QStyledItemDelegate):
     """Draws a value's name followed by its badges as small rounded tags."""
 
     def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionViewItem,
-              index: QtCore.QModelIndex) -> None:
+              index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
         opt = QtWidgets.QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         name = str(index.data(NAME_ROLE) or "")
@@ -94,7 +94,7 @@ class BadgeDelegate(QtWidgets.QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option: QtWidgets.QStyleOptionViewItem,
-                 index: QtCore.QModelIndex) -> QtCore.QSize:
+                 index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> QtCore.QSize:
         fm = QtGui.QFontMetrics(option.font)
         return QtCore.QSize(200, int(fm.height() * 1.9))
 
@@ -160,13 +160,15 @@ class WorkspacePanel(QtWidgets.QWidget):
         if isinstance(value, torch.Tensor | torch.nn.Module):
             dev_menu = menu.addMenu(self.tr("Move to device"))
             for dev in [*devices(), "meta"]:
-                dev_menu.addAction(dev, lambda d=dev: self.move_to_device(name, d))
+                # PySide6 stub: overlapping addAction(text, callable) overloads hide the type
+                dev_menu.addAction(dev, lambda d=dev: self.move_to_device(name, d))  # type: ignore[misc]
         if isinstance(value, torch.Tensor | np.ndarray):
             dt_menu = menu.addMenu(self.tr("Convert dtype"))
             for dt in DTYPES:
                 if isinstance(value, np.ndarray) and dt == "bfloat16":
                     continue  # NumPy has no bfloat16
-                dt_menu.addAction(dt, lambda d=dt: self.convert_dtype(name, d))
+                # PySide6 stub: overlapping addAction(text, callable) overloads hide the type
+                dt_menu.addAction(dt, lambda d=dt: self.convert_dtype(name, d))  # type: ignore[misc]
         menu.exec(self.view.viewport().mapToGlobal(pos))
 
     def current_name(self) -> str | None:
