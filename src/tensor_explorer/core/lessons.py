@@ -242,6 +242,21 @@ class Check:
     ok: bool
     detail: str = ""
     line: int | None = None
+    #: ``detail`` in other languages (``(("zh", ...),)``) where it differs from the English
+    details: tuple[tuple[str, str], ...] = ()
+
+    def text_in(self, lang: str) -> str:
+        """The expectation in ``lang``: directives (``expect: x.grad is None``) stay as written."""
+        if lang == "zh" and self.text == CODE_RUNS:
+            return "这一步的代码能正常运行"
+        return self.text
+
+    def detail_in(self, lang: str) -> str:
+        """``detail`` in ``lang`` (the English where there is no translation); values, code and
+        torch's own messages stay as written."""
+        if lang == "en":
+            return self.detail
+        return dict(self.details).get(lang, self.detail)
 
 
 @dataclass(frozen=True)
@@ -683,7 +698,8 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None) -> Any:
     }
     program = compile_program(expression)
     if len(program.statements) != 1 or not program.statements[0].is_expression:
-        raise ProgramError("an expectation must be one expression", kind="syntax")
+        raise ProgramError("an expectation must be one expression", kind="syntax",
+                           headlines={"zh": "一条 expect 只能是一个表达式"})
     grad_enabled = torch.is_grad_enabled()
     ctrl.start(EXPECT_TIME_LIMIT, None)
     try:
@@ -697,13 +713,33 @@ def _error_matches(error: ProgramError, token: str) -> bool:
     return token in (error.kind, error.error_type)
 
 
-def _error_text(step: Step, error: ProgramError) -> str:
+def _error_text(step: Step, error: ProgramError, lang: str = "en") -> str:
     line = step.file_line(error.line)
-    where = f"line {line}: " if line is not None else ""
-    detail = error.headline
+    where = (f"第 {line} 行：" if lang == "zh" else f"line {line}: ") if line is not None else ""
+    detail = error.headline_in(lang)
     if error.source_line:
         detail = f"{error.source_line} → {detail}"
     return f"{where}{detail}"
+
+
+#: the check of a step's own error (a step without expect-error must run without one)
+CODE_RUNS = "the step's code runs"
+
+#: messages of the checker's own (not torch's) when an expectation cannot be tested
+_CHECKER_MESSAGES_ZH = {
+    "a meta tensor has no values to test": "meta 张量没有可以检验的值",
+}
+
+
+def _zh(detail: str) -> tuple[tuple[str, str], ...]:
+    return (("zh", detail),)
+
+
+def _message(exc: Exception, lang: str) -> str:
+    if isinstance(exc, ProgramError):
+        return exc.headline_in(lang)
+    text = str(exc)
+    return _CHECKER_MESSAGES_ZH.get(text, text) if lang == "zh" else text
 
 
 def _left_side(expression: str) -> str | None:
@@ -730,41 +766,46 @@ def check_step(
     checks: list[Check] = []
     wanted = [e for e in step.expectations if e.error]
     if error is not None and not wanted:
-        checks.append(Check("the step's code runs", False, _error_text(step, error),
-                            step.file_line(error.line)))
+        checks.append(Check(CODE_RUNS, False, _error_text(step, error),
+                            step.file_line(error.line), _zh(_error_text(step, error, "zh"))))
     for exp in step.expectations:
         if exp.error:
             if error is None:
                 checks.append(Check(exp.directive, False, "the code ran without an error",
-                                    exp.line))
+                                    exp.line, _zh("代码运行时没有出错")))
             elif _error_matches(error, exp.text):
-                checks.append(Check(exp.directive, True, error.headline, exp.line))
+                checks.append(Check(exp.directive, True, error.headline, exp.line,
+                                    _zh(error.headline_in("zh"))))
             else:
+                kind = f"{error.kind} ({error.error_type})"
                 checks.append(Check(
-                    exp.directive, False,
-                    f"it failed differently: {error.kind} ({error.error_type}): "
-                    f"{error.headline}", exp.line))
+                    exp.directive, False, f"it failed differently: {kind}: {error.headline}",
+                    exp.line,
+                    _zh(f"出了另一种错误：{error.kind}（{error.error_type}）："
+                        f"{error.headline_in('zh')}")))
             continue
         try:
             value = evaluate(ws, exp.text, device)
             ok = _truth(value)
         except (ProgramError, ValueError, RuntimeError, TypeError) as exc:
-            message = exc.headline if isinstance(exc, ProgramError) else str(exc)
-            checks.append(Check(exp.directive, False, f"could not be evaluated: {message}",
-                                exp.line))
+            checks.append(Check(exp.directive, False,
+                                f"could not be evaluated: {_message(exc, 'en')}", exp.line,
+                                _zh(f"无法求值：{_message(exc, 'zh')}")))
             continue
-        detail = ""
+        detail, zh = "", ""
         if not ok:
-            detail = f"it is {_short(value)}"
+            shown = _short(value)
+            detail, zh = f"it is {shown}", f"实际值是 {shown}"
             left = _left_side(exp.text)
             if left is not None:
                 with contextlib.suppress(ProgramError):
-                    detail = f"{left} is {_short(evaluate(ws, left, device))}"
-        checks.append(Check(exp.directive, ok, detail, exp.line))
+                    shown = _short(evaluate(ws, left, device))
+                    detail, zh = f"{left} is {shown}", f"{left} 实际是 {shown}"
+        checks.append(Check(exp.directive, ok, detail, exp.line, _zh(zh) if zh else ()))
     select = step.select
     if select is not None and select not in ws:
         checks.append(Check(f"select: {select}", False, f"there is no value named {select!r}",
-                            None))
+                            None, _zh(f"没有名为 {select!r} 的值")))
         select = None
     if select is None:
         select = next((n for n in reversed(names) if n in ws), None)

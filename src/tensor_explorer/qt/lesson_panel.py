@@ -491,27 +491,24 @@ class LessonPanel(QtWidgets.QWidget):
                 item.setToolTip(tip)
             self.checks.addItem(item)
 
+        lang = i18n.current()
         for failed in self._replay_failures:
             add(self.tr("✗ Step {0} did not go as planned while replaying").format(
                 failed.step.number), t.error,
-                "\n".join(f"{c.text}: {c.detail}" for c in failed.failures))
+                "\n".join(f"{c.text_in(lang)}: {c.detail_in(lang)}" for c in failed.failures))
         if result is None:
             return
         if result.skipped:
             add(self.tr("Skipped: this step {0}.").format(self._skip_words(result.skipped)),
                 t.warning)
             return
-        lang = i18n.current()
         for check in result.checks:
-            if check.text == "the step's code runs":
-                detail = check.detail
-                if lang != "en" and result.error is not None:
-                    detail = self._failure_words(result.step, result.error, lang)
-                add(self.tr("✗ The code failed: {0}").format(detail), t.error)
+            if check.text == core.CODE_RUNS:
+                add(self.tr("✗ The code failed: {0}").format(check.detail_in(lang)), t.error)
             elif check.ok:
-                add(f"✓ {check.text}", t.ok, check.detail)
+                add(f"✓ {check.text_in(lang)}", t.ok, check.detail_in(lang))
             else:
-                add(f"✗ {check.text} — {check.detail}", t.error)
+                add(f"✗ {check.text_in(lang)} — {check.detail_in(lang)}", t.error)
         if result.checks and result.ok and any(c.text.startswith("expect-error") for c in
                                                result.checks):
             add(self.tr("This error is the point of this step:"), t.muted)
@@ -523,15 +520,6 @@ class LessonPanel(QtWidgets.QWidget):
                 explanation = err.explanation_in(lang)
                 if explanation:
                     add(explanation, t.muted, full)
-
-    def _failure_words(self, step: core.Step, err: ProgramError, lang: str) -> str:
-        """The lesson checker's "line N: code → headline" for a step that failed, in ``lang``."""
-        line = step.file_line(err.line)
-        where = self.tr("line {0}: ").format(line) if line is not None else ""
-        detail = err.headline_in(lang)
-        if err.source_line:
-            detail = f"{err.source_line} → {detail}"
-        return where + detail
 
     def _skip_words(self, reason: str) -> str:
         if "CUDA" in reason:
