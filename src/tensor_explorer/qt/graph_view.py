@@ -416,22 +416,22 @@ def paint_node(
     painter.setPen(pen)
     r = 7.0 * st.scale
     painter.drawRoundedRect(rect, r, r)
-    m = st.metrics
+    metrics = st.metrics
     pad = 10.0 * st.scale
     inner = rect.adjusted(pad, 0.6 * pad, -pad, 0)
     painter.setPen(st.text)
     painter.setFont(st.title_font)
-    title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(), m.title_height)
+    title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(), metrics.title_height)
     painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignCenter,
                      _elide(text.title, st.title_font, inner.width()))
     painter.setFont(st.body_font)
     y = title_rect.bottom()
     for i, line in enumerate(text.lines):
         painter.setPen(st.text if i == len(text.lines) - 1 and kind == "leaf" else st.muted)
-        line_rect = QtCore.QRectF(inner.left(), y, inner.width(), m.body_height)
+        line_rect = QtCore.QRectF(inner.left(), y, inner.width(), metrics.body_height)
         painter.drawText(line_rect, QtCore.Qt.AlignmentFlag.AlignCenter,
                          _elide(line, st.body_font, inner.width()))
-        y += m.body_height
+        y += metrics.body_height
 
 
 class NodeLayer(QtWidgets.QGraphicsItem):

@@ -71,11 +71,11 @@ class RunController(QtCore.QObject):
             self._emit_done(self.failed, err)
             return
         except Exception as exc:  # the runner should not leak these; never crash the window
-            err = ProgramError(
+            internal = ProgramError(
                 f"Internal error while running: {type(exc).__name__}: {exc}", kind="internal"
             )
-            err.details = traceback.format_exc()  # type: ignore[attr-defined]
-            self._emit_done(self.failed, err)
+            internal.details = traceback.format_exc()  # type: ignore[attr-defined]
+            self._emit_done(self.failed, internal)
             return
         target = select if select is not None else next(
             (n for n in reversed(names) if n in ws), None
