@@ -137,7 +137,8 @@ class BuildPanel(QtWidgets.QWidget):
         self.preview.setText(code)
         self.create_button.setEnabled(True)
 
-    def create(self) -> None:
+    # shadows QWidget.create(window, ...) (native window creation), which nothing here calls
+    def create(self) -> None:  # type: ignore[override]
         try:
             code = self.spec().code()
         except ValueError:

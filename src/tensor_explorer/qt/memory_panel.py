@@ -376,7 +376,7 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def relation_rows(self) -> list[tuple[str, str, str, int, str]]:
         """(a, b, kind, shared bytes, why) for each row of the relation list."""
-        out = []
+        out: list[tuple[str, str, str, int, str]] = []
         for r, rel in enumerate(self.model.relations):
             why_item = self.table.item(r, 4)
             out.append((rel.a or "", rel.b or "", rel.kind, rel.shared_bytes,

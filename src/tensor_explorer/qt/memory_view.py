@@ -306,8 +306,8 @@ def compute_model(
         # tree order inside the group: depth-first from the roots
         children: dict[str | None, list[str]] = {}
         for n in group:
-            p = parent.get(n)
-            children.setdefault(p[0] if p and p[0] in group else None, []).append(n)
+            up = parent.get(n)
+            children.setdefault(up[0] if up and up[0] in group else None, []).append(n)
         ordered: list[str] = []
 
         stack = [(root, 0) for root in reversed(children.get(None, []))]

@@ -93,6 +93,7 @@ def render_to_file(widget: QtWidgets.QWidget, path: str | os.PathLike[str],
         render_svg(widget, str(out))
     else:
         img = render_image(widget, scale)
-        if not img.save(str(out), "PNG"):
+        # PySide6 stub: it types format as bytes, but the binding accepts only str ("PNG")
+        if not img.save(str(out), "PNG"):  # type: ignore[call-overload]
             raise OSError(f"could not write {out}")
     return out

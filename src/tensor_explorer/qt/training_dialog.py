@@ -26,8 +26,9 @@ from .workers import Task
 class TrainingDialog(QtWidgets.QDialog):
     """Features / labels / model choosers, two buttons, the checks and the step's figures."""
 
-    #: emitted when a check or step has been shown
-    done = QtCore.Signal()
+    #: emitted when a check or step has been shown (it shadows the slot QDialog.done(int),
+    #: which nothing here calls)
+    done = QtCore.Signal()  # type: ignore[assignment]
 
     def __init__(self, workspace: Any, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -238,6 +239,7 @@ class TrainingDialog(QtWidgets.QDialog):
         out = []
         for i in range(self.checks.topLevelItemCount()):
             it = self.checks.topLevelItem(i)
+            assert it is not None  # i < topLevelItemCount()
             out.append((it.text(0), it.text(1), it.text(2)))
         return out
 
@@ -245,7 +247,7 @@ class TrainingDialog(QtWidgets.QDialog):
         return self.summary.text()
 
     def norm_rows(self) -> list[tuple[str, str]]:
-        return [(self.norms.item(r, 0).text(), self.norms.item(r, 1).text())
+        return [(_text(self.norms.item(r, 0)), _text(self.norms.item(r, 1)))
                 for r in range(self.norms.rowCount())]
 
 
@@ -253,3 +255,8 @@ def _brush(colour: str) -> Any:
     from PySide6 import QtGui
 
     return QtGui.QBrush(QtGui.QColor(colour))
+
+
+def _text(item: QtWidgets.QTableWidgetItem | None) -> str:
+    """A table cell's text ("" for a cell without an item)."""
+    return item.text() if item is not None else ""
