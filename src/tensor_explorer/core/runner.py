@@ -163,10 +163,28 @@ _FRAME: dict[str, dict[str, str]] = {
     },
 }
 
-_INSIDE_NOTE = re.compile(r"^the error happened inside (.+), defined in an earlier program$")
-_NOT_RESTORED_NOTE = re.compile(
-    r"^(.+) may have been changed in place before the error and were too large to restore\.$"
-)
+#: a translation table: the first pattern that matches a text gives that text's words
+_Table = list[tuple[re.Pattern[str], str]]
+
+
+def _translated(text: str, table: _Table, comma: str = ", ") -> str | None:
+    """``text`` in the words of the first template of ``table`` whose pattern matches it, filled
+    in with the pattern's groups (with ``comma`` between listed names); None when none does."""
+    for pattern, template in table:
+        m = pattern.match(text)
+        if m:
+            return template.format(*(g.replace(", ", comma) for g in m.groups()))
+    return None
+
+
+_NOTES_ZH: _Table = [
+    (re.compile(r"^the error happened inside (.+), defined in an earlier program$"),
+     "错误发生在 {0} 内部，它是在之前的程序里定义的"),
+    (re.compile(
+        r"^(.+) may have been changed in place before the error and were too large to restore\.$"
+    ),
+     "{0} 可能在出错之前已被原地修改，而且太大，无法恢复原值。"),
+]  # fmt: skip
 
 
 def note_in(note: str, lang: str) -> str:
@@ -174,13 +192,7 @@ def note_in(note: str, lang: str) -> str:
     in ``lang``; notes it does not know are returned as they are."""
     if lang != "zh":
         return note
-    m = _INSIDE_NOTE.match(note)
-    if m:
-        return f"错误发生在 {m.group(1)} 内部，它是在之前的程序里定义的"
-    m = _NOT_RESTORED_NOTE.match(note)
-    if m:
-        return f"{m.group(1)} 可能在出错之前已被原地修改，而且太大，无法恢复原值。"
-    return warnings_in(note, lang)
+    return _translated(note, _NOTES_ZH) or warnings_in(note, lang)
 
 
 # a note's line reads "warning: UserWarning: ..." (workspace.py); a program's own printed
@@ -199,8 +211,11 @@ def warnings_in(text: str, lang: str) -> str:
     return _WARNING_LINE.sub("警告：", text)
 
 
-_MODULE_OPERAND = re.compile(r"^(\w+) module, parameters (.+)$")
-_SIZED_OPERAND = re.compile(r"^(list|tuple|dict) of (\d+)$")
+_OPERANDS_ZH: _Table = [
+    (re.compile(r"^(\w+) module, parameters no parameters$"), "{0} 模块，没有参数"),
+    (re.compile(r"^(\w+) module, parameters (.+)$"), "{0} 模块，参数 {1}"),
+    (re.compile(r"^(list|tuple|dict) of (\d+)$"), "{0}，{1} 项"),
+]
 
 
 def operand_in(desc: str, lang: str) -> str:
@@ -208,15 +223,7 @@ def operand_in(desc: str, lang: str) -> str:
     words stay as Python writes them)."""
     if lang != "zh":
         return desc
-    m = _MODULE_OPERAND.match(desc)
-    if m:
-        if m.group(2) == "no parameters":
-            return f"{m.group(1)} 模块，没有参数"
-        return f"{m.group(1)} 模块，参数 {m.group(2)}"
-    m = _SIZED_OPERAND.match(desc)
-    if m:
-        return f"{m.group(1)}，{m.group(2)} 项"
-    return desc
+    return _translated(desc, _OPERANDS_ZH) or desc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -590,7 +597,7 @@ _REFUSAL_KINDS_ZH = {
     "except*": "except* 语句",
     "type aliases": "类型别名（type 语句）",
 }
-_REFUSALS_ZH: list[tuple[re.Pattern[str], str]] = [
+_REFUSALS_ZH: _Table = [
     (re.compile(r"^names that start with '_' are not available \((.+)\)$"),
      "以 '_' 开头的名字不可用（{0}）"),
     (re.compile(r"^(.+) reaches interpreter internals and is not available$"),
@@ -642,10 +649,9 @@ def refusal_in(message: str, lang: str) -> str:
     stay as written, and a reason it does not know is returned as it is."""
     if lang != "zh":
         return message
-    for pattern, template in _REFUSALS_ZH:
-        m = pattern.match(message)
-        if m:
-            return template.format(*(g.replace(", ", "、") for g in m.groups()))
+    words = _translated(message, _REFUSALS_ZH, comma="、")
+    if words is not None:
+        return words
     m = _REFUSED_KIND.match(message)
     if m and m.group(1) in _REFUSAL_KINDS_ZH:
         return f"{_REFUSAL_KINDS_ZH[m.group(1)]}在受限运行器里不可用"
@@ -667,7 +673,7 @@ def _refused(message: str, line: int | None, lines: list[str]) -> ProgramError:
     )
 
 
-_STOP_REASONS_ZH = [
+_STOP_REASONS_ZH: _Table = [
     (re.compile(r"^it was cancelled$"), "程序被取消了"),
     (re.compile(r"^it ran longer than the time limit \((.+) s\)$"),
      "程序运行超过了时间限制（{0} 秒）"),
@@ -678,12 +684,7 @@ _STOP_REASONS_ZH = [
 def _stopped(
     reason: str, line: int | None, source_line: str | None, notes: tuple[str, ...]
 ) -> ProgramError:
-    why = reason
-    for pattern, words in _STOP_REASONS_ZH:
-        m = pattern.match(reason)
-        if m:
-            why = words.format(*m.groups())
-            break
+    why = _translated(reason, _STOP_REASONS_ZH) or reason
     return ProgramError(
         f"Stopped: the program was stopped because {reason}. The statement it was "
         "running binds nothing; the workspace keeps what it had.",
@@ -697,18 +698,18 @@ def _stopped(
     )
 
 
+_DEVICE_ERRORS_ZH: _Table = [
+    (re.compile(r"^device (.+) is not available on this machine; available: (.*)$"),
+     "设备 {0} 在这台机器上不可用；可用的设备：{1}。"),
+    (re.compile(r"^(.+) is not a device name \((.*)\)$", re.S), "{0} 不是设备名（{1}）。"),
+]  # fmt: skip
+
+
 def device_error(exc: ValueError) -> ProgramError:
     """The error for a device name :func:`~tensor_explorer.core.devices.check_device`
     refused."""
     message = str(exc)
-    zh = f"设备：{message}。"
-    m = re.match(r"^device (.+) is not available on this machine; available: (.*)$", message)
-    if m:
-        zh = f"设备 {m.group(1)} 在这台机器上不可用；可用的设备：{m.group(2)}。"
-    else:
-        m = re.match(r"^(.+) is not a device name \((.*)\)$", message, re.S)
-        if m:
-            zh = f"{m.group(1)} 不是设备名（{m.group(2)}）。"
+    zh = _translated(message, _DEVICE_ERRORS_ZH) or f"设备：{message}。"
     return ProgramError(
         f"Device: {message}.",
         kind="device",
