@@ -1,16 +1,21 @@
-"""Qt test set-up: an isolated settings file, no modal error dialogs, a window factory."""
+"""Qt test set-up: an isolated settings file, no modal error dialogs, a window factory, a
+lesson player."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6 import QtCore
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tests.qt.lesson_player import Player
 
 
 @pytest.fixture(autouse=True)
@@ -63,3 +68,14 @@ def make_window(qtbot: QtBot, tmp_path: Path) -> Iterator[Callable[..., object]]
     for win in made:  # no program may outlive its test
         win.runner.stop()
         win.runner.wait(5.0)
+
+
+@pytest.fixture
+def player(qtbot: QtBot) -> Iterator[Player]:
+    """A LessonPanel on its own workspace (tests/qt/lesson_player.py)."""
+    from tests.qt.lesson_player import Player
+
+    p = Player(qtbot)
+    yield p
+    p.runner.wait(5.0)
+    p.bridge.disconnect_workspace()

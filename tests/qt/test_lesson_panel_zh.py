@@ -4,14 +4,10 @@ the window's language (directives, code, values and torch's own messages stay as
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from pytestqt.qtbot import QtBot
-
 from tensor_explorer.qt import i18n
-from tests.qt.test_lesson_panel import Player
+from tests.qt.lesson_player import Player
 
 #: three English words in a row (outside quotes and code) is an untranslated sentence
 _ENGLISH = re.compile(r"(?<![\w.'])[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")
@@ -40,14 +36,6 @@ expect: y.sum() == 1
 expect: torch.save
 expect-error: RuntimeError
 """
-
-
-@pytest.fixture
-def player(qtbot: QtBot) -> Iterator[Player]:
-    p = Player(qtbot)
-    yield p
-    p.runner.wait(5.0)
-    p.bridge.disconnect_workspace()
 
 
 def test_failed_checks_are_shown_in_chinese(player: Player, tmp_path: Path) -> None:

@@ -13,14 +13,7 @@ from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt import errors, theme
 from tensor_explorer.qt.main_window import PANELS
 from tensor_explorer.qt.screenshot import render_image, settle
-
-PROGRAM = """\
-array = np.array([[1.0, 2.0], [3.0, float('nan')]], dtype=np.float32)
-shared = torch.from_numpy(array)
-torch.manual_seed(0)
-w = torch.randn(2, 2, requires_grad=True)
-loss = (shared.nan_to_num() @ w).sum()
-"""
+from tests.qt.test_app import PROGRAM
 
 
 def _colours(img: QtGui.QImage, step: int = 5) -> int:
