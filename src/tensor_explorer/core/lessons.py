@@ -285,6 +285,17 @@ class StepResult:
 # ---------------------------------------------------------------------------------- parsing
 
 
+def _lines(text: str) -> list[str]:
+    """A lesson's lines, whatever its line endings."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _closes(fence: str, raw: str) -> bool:
+    """True when ``raw`` closes the code block opened with ``fence``."""
+    stripped = raw.strip()
+    return stripped.startswith(fence) and stripped.strip(fence[0]) == ""
+
+
 def _front_matter(lines: list[str], where: str) -> tuple[dict[str, str], int]:
     """The ``key: value`` pairs between the first two ``---`` lines, and the index after."""
     if not lines or lines[0].strip() != "---":
@@ -406,7 +417,7 @@ def _finish(draft: _StepDraft, number: int, where: str) -> Step:
 def parse_lesson(text: str, path: str | None = None) -> Lesson:
     """Parse a lesson's text; raise :class:`LessonError` (with the line) if it is malformed."""
     where = path or "lesson"
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = _lines(text)
     meta, start = _front_matter(lines, where)
     name, title, language = meta["name"], meta["title"], meta["language"]
     if not _NAME.match(name):
@@ -426,7 +437,7 @@ def parse_lesson(text: str, path: str | None = None) -> Lesson:
         raw, n = lines[i], i + 1
         draft = drafts[-1] if drafts else None
         if fence is not None:
-            if raw.strip().startswith(fence) and raw.strip().strip(fence[0]) == "":
+            if _closes(fence, raw):
                 fence = None
                 if draft is not None:
                     draft.prose.append(raw)
@@ -573,14 +584,13 @@ def _head_unchanged(path: str, mtime_ns: int, size: int) -> tuple[str, int]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise LessonError(f"cannot read the lesson: {exc}", path=where) from None
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = _lines(text)
     meta, start = _front_matter(lines, where)
     steps = 0
     fence: str | None = None
     for raw in lines[start:]:
         if fence is not None:
-            stripped = raw.strip()
-            if stripped.startswith(fence) and stripped.strip(fence[0]) == "":
+            if _closes(fence, raw):
                 fence = None
             continue
         m = _FENCE.match(raw)
