@@ -565,6 +565,15 @@ def _keys(d: Any, allowed: set[str], required: set[str], what: str) -> None:
     _need(not missing, f"{what} lacks {sorted(missing)}")
 
 
+def _layout(e: Any, key: str, lo: int, what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """An entry's shape and its strides (``e[key]``, each at least ``lo``), checked to agree."""
+    shape = tuple(_ints(e["shape"], f"{what}: shape", 0))
+    strides = tuple(_ints(e[key], f"{what}: {key}", lo))
+    _need(len(shape) == len(strides), f"{what}: shape and {key} differ in length")
+    _need(math.prod(shape) < 1 << 63, f"{what}: shape {shape} has too many elements")
+    return shape, strides
+
+
 @dataclass
 class _TensorSpec:
     dtype: torch.dtype
@@ -601,10 +610,7 @@ def _tensor_spec(e: Any, allocs: list[int], what: str) -> _TensorSpec:
     name = e["dtype"]
     _need(type(name) is str and name in _TORCH_DTYPES, f"{what}: unknown tensor dtype {name!r}")
     dtype = _TORCH_DTYPES[name]
-    shape = tuple(_ints(e["shape"], f"{what}: shape", 0))
-    stride = tuple(_ints(e["stride"], f"{what}: stride", 0))
-    _need(len(shape) == len(stride), f"{what}: shape and stride differ in length")
-    _need(math.prod(shape) < 1 << 63, f"{what}: shape {shape} has too many elements")
+    shape, stride = _layout(e, "stride", 0, what)
     offset = _int(e["offset"], f"{what}: offset", 0)
     device = e["device"]
     _need(type(device) is str and bool(_DEVICE.match(device)), f"{what}: unknown device")
@@ -654,10 +660,7 @@ def _array_spec(e: Any, allocs: list[int], what: str) -> _ArraySpec:
         check_dtype(dtype, what)
     except (TypeError, ValueError):
         raise _Bad(f"{what}: unknown array dtype {d!r}") from None
-    shape = tuple(_ints(e["shape"], f"{what}: shape", 0))
-    strides = tuple(_ints(e["strides"], f"{what}: strides", -MAX_DIM))
-    _need(len(shape) == len(strides), f"{what}: shape and strides differ in length")
-    _need(math.prod(shape) < 1 << 63, f"{what}: shape {shape} has too many elements")
+    shape, strides = _layout(e, "strides", -MAX_DIM, what)
     offset = _int(e["offset"], f"{what}: offset", 0)
     writeable = e.get("writeable", True)
     _need(type(writeable) is bool, f"{what}: writeable must be true or false")
