@@ -395,34 +395,29 @@ def edge_texts(
     info_of = graph.edge_info
     for key in shown.edges:
         bundle = bundles.get(key)
+        norm: float | None
         if bundle is not None:
             info = info_of.get(bundle[0])
             shape = shape_text(info.shape) if info is not None and info.shape is not None else ""
-            label = f"{shape} · {t_edges.format(len(bundle))}".strip(" ·")
-            if norms is not None:
-                total = None if bundled is None else bundled.get(key)
-                if total is None:
-                    label += no_grad
-                else:
-                    label += f"\n‖∑∇‖ = {_num(total)}"
-                    kinds[key] = 1
-            labels[key] = label
-            continue
-        orig = edge_map[key] if edge_map is not None else key
-        info = info_of.get(orig)
-        ck = (None, 0) if info is None else (info.shape, len(info.slots))
-        text = cache.get(ck)
-        if text is None:
-            text = shape_text(ck[0]) if ck[0] is not None else ""
-            if ck[1] > 1:
-                text += f" ×{ck[1]}"
-            cache[ck] = text
+            text = f"{shape} · {t_edges.format(len(bundle))}".strip(" ·")
+            norm, sign = (None if bundled is None else bundled.get(key)), "‖∑∇‖"
+        else:
+            orig = edge_map[key] if edge_map is not None else key
+            info = info_of.get(orig)
+            ck = (None, 0) if info is None else (info.shape, len(info.slots))
+            cached = cache.get(ck)
+            if cached is None:
+                cached = shape_text(ck[0]) if ck[0] is not None else ""
+                if ck[1] > 1:
+                    cached += f" ×{ck[1]}"
+                cache[ck] = cached
+            text = cached
+            norm, sign = (None if norms is None else norms.get(orig)), "‖∇‖"
         if norms is not None:
-            n = norms.get(orig)
-            if n is None:
+            if norm is None:
                 text += no_grad
             else:
-                text += f"\n‖∇‖ = {_num(n)}"
+                text += f"\n{sign} = {_num(norm)}"
                 kinds[key] = 1
         labels[key] = text
     return labels, kinds
