@@ -184,12 +184,16 @@ def full_values(t: torch.Tensor | None) -> str:
     return np.array2string(a, precision=5, threshold=200, edgeitems=4, suppress_small=False)
 
 
+def _wide(t: torch.Tensor) -> torch.Tensor:
+    """``t`` detached, in float64 (complex128 for complex: keep imaginary parts)."""
+    return t.detach().to(torch.complex128 if t.is_complex() else torch.float64)
+
+
 def norm_of(t: torch.Tensor | None) -> float | None:
     """L2 norm in float64 (None for None or meta tensors)."""
     if t is None or t.device.type == "meta":
         return None
-    wide = torch.complex128 if t.is_complex() else torch.float64  # keep imaginary parts
-    return float(torch.linalg.vector_norm(t.detach().to(wide)))
+    return float(torch.linalg.vector_norm(_wide(t)))
 
 
 class GradientInputError(ValueError):
@@ -363,7 +367,7 @@ def bundle_norms(
                 continue
             info = info_of.get(e)
             slot = info.input_nr if info is not None else 0
-            g64 = g.detach().to(torch.complex128 if g.is_complex() else torch.float64)
+            g64 = _wide(g)
             prev = sums.get(slot)
             sums[slot] = g64 if prev is None else prev + g64
         if not sums:
