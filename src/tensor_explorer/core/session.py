@@ -64,6 +64,7 @@ import numpy as np
 import torch
 
 from .loading import LoadError, check_dtype
+from .sysmem import memory_limit as _available_memory  # replaced by tests
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -909,13 +910,6 @@ def is_session(path: str | os.PathLike[str]) -> bool:
     except OSError:
         return False
     return head[:4] == b"PK\x03\x04" and head[30:].startswith(MANIFEST.encode())
-
-
-def _available_memory() -> int:
-    """Bytes of memory available now (half of RAM if unknown)."""
-    from .sysmem import memory_limit
-
-    return memory_limit()
 
 
 def open_session(path: str | os.PathLike[str], into: Workspace | None = None) -> Workspace:
