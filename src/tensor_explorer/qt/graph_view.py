@@ -339,6 +339,11 @@ class GraphStyle:
             p.setCosmetic(False)
         self.label_bg = QtGui.QBrush(c(colors.label_bg))
 
+    def text_size(self, zoom: float) -> float:
+        """The text's on-screen size at ``zoom`` (1 = normal text at 100 %): what the
+        ``*_LOD`` thresholds and :data:`PRESENTATION_MIN_TEXT` are compared with."""
+        return zoom * self.scale
+
 
 # ---------------------------------------------------------------------------------------------
 # items
@@ -409,7 +414,7 @@ def paint_node(
         painter.drawRoundedRect(rect.adjusted(-m, -m, m, m), 9 * st.scale, 9 * st.scale)
     pen = _node_pen(text, st)
     painter.setBrush(st.brushes.get(kind, st.brushes["op"]))
-    if lod * st.scale < TEXT_LOD:
+    if st.text_size(lod) < TEXT_LOD:
         painter.setPen(pen if lod > 0.1 else QtCore.Qt.PenStyle.NoPen)
         painter.drawRect(rect)
         return
@@ -496,7 +501,7 @@ class NodeLayer(QtWidgets.QGraphicsItem):
         idx, lod = shown
         nodes = self.nodes
         sel = self.index.get(self.selected_key)
-        if lod * st.scale >= TEXT_LOD and idx.size <= 2000:
+        if st.text_size(lod) >= TEXT_LOD and idx.size <= 2000:
             for i in idx.tolist():
                 n = nodes[i]
                 paint_node(painter, self.node_rect(i), n.text, st, lod, i == sel)
@@ -609,7 +614,7 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
                 continue
             painter.setPen(pen)
             painter.drawLines([QtCore.QLineF(*row) for row in s[sel].tolist()])
-        if lod * st.scale < EDGE_LABEL_LOD or idx.size > MAX_LABELLED_EDGES:
+        if st.text_size(lod) < EDGE_LABEL_LOD or idx.size > MAX_LABELLED_EDGES:
             return
         # arrowheads at the consuming end (data flows down; gradient flows back up)
         a = 7.0 * st.scale
@@ -815,7 +820,7 @@ class GraphView(QtWidgets.QGraphicsView):
             self.centerOn(rect.center())
         elif not whole and root is not None and (
             s < MIN_READABLE_SCALE
-            or (self.style_.scale > 1.0 and s * self.style_.scale < PRESENTATION_MIN_TEXT)
+            or (self.style_.scale > 1.0 and self.style_.text_size(s) < PRESENTATION_MIN_TEXT)
         ):
             self.resetTransform()
             self.scale(START_SCALE, START_SCALE)
