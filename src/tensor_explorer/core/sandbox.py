@@ -650,10 +650,11 @@ def _randint_shape(*args: Any, **kwargs: Any) -> int | None:
     return _elements(_dims(seqs[-1])) if seqs else None
 
 
-def _np_size_at(pos: int) -> Callable[..., int | None]:
+def _size_arg(key: str, pos: int, default: Any = None) -> Callable[..., int | None]:
+    """The number of elements of the shape (or count) given as ``key=`` or as argument ``pos``."""
+
     def count(*args: Any, **kwargs: Any) -> int | None:
-        size = kwargs.get("size", args[pos] if len(args) > pos else None)
-        return None if size is None else _elements(_dims(size))
+        return _elements(_dims(kwargs.get(key, args[pos] if len(args) > pos else default)))
 
     return count
 
@@ -669,24 +670,23 @@ def _strided_extent(*args: Any, **kwargs: Any) -> int | None:
 _TORCH_SIZED: dict[str, Callable[..., Any]] = {
     **{name: _t(lambda *a, **k: _elements(_torch_shape(a, k)))
        for name in ("zeros", "ones", "empty", "rand", "randn")},
-    "full": _t(lambda *a, **k: _elements(_dims(k.get("size", a[0] if a else None)))),
+    "full": _t(_size_arg("size", 0)),
     "randint": _t(_randint_shape, torch.int64),
-    "randperm": _t(lambda *a, **k: _elements(_dims(k.get("n", a[0] if a else None))),
-                   torch.int64),
+    "randperm": _t(_size_arg("n", 0), torch.int64),
     "arange": _t(_arange_count, torch.int64),
-    "linspace": _t(lambda *a, **k: _elements(_dims(k.get("steps", a[2] if len(a) > 2 else None)))),
-    "logspace": _t(lambda *a, **k: _elements(_dims(k.get("steps", a[2] if len(a) > 2 else None)))),
+    "linspace": _t(_size_arg("steps", 2)),
+    "logspace": _t(_size_arg("steps", 2)),
     "eye": _t(lambda *a, **k: _elements([k.get("n", a[0] if a else 0),
                                           k.get("m", a[1] if len(a) > 1 else
                                                 k.get("n", a[0] if a else 0))])),
     "empty_strided": _t(_strided_extent),
 }  # fmt: skip
 _NUMPY_SIZED: dict[str, Callable[..., Any]] = {
-    **{name: _n(lambda *a, **k: _elements(_dims(k.get("shape", a[0] if a else None))), 1)
+    **{name: _n(_size_arg("shape", 0), 1)
        for name in ("zeros", "ones", "empty")},
-    "full": _n(lambda *a, **k: _elements(_dims(k.get("shape", a[0] if a else None))), 2),
+    "full": _n(_size_arg("shape", 0), 2),
     "arange": _n(_arange_count),
-    "linspace": _n(lambda *a, **k: _elements(_dims(k.get("num", a[2] if len(a) > 2 else 50)))),
+    "linspace": _n(_size_arg("num", 2, 50)),
     "eye": _n(lambda *a, **k: _elements([k.get("N", a[0] if a else 0),
                                          k.get("M", a[1] if len(a) > 1 else None)
                                          or k.get("N", a[0] if a else 0)]), 3),
@@ -694,11 +694,11 @@ _NUMPY_SIZED: dict[str, Callable[..., Any]] = {
 _RANDOM_SIZED: dict[str, Callable[..., Any]] = {
     "rand": _n(lambda *a, **k: _elements(_dims(list(a)))),
     "randn": _n(lambda *a, **k: _elements(_dims(list(a)))),
-    "random": _n(_np_size_at(0)),
-    "random_sample": _n(_np_size_at(0)),
-    "uniform": _n(_np_size_at(2)),
-    "normal": _n(_np_size_at(2)),
-    "randint": _n(_np_size_at(2)),
+    "random": _n(_size_arg("size", 0)),
+    "random_sample": _n(_size_arg("size", 0)),
+    "uniform": _n(_size_arg("size", 2)),
+    "normal": _n(_size_arg("size", 2)),
+    "randint": _n(_size_arg("size", 2)),
 }
 _SIZED = {"torch": _TORCH_SIZED, "numpy": _NUMPY_SIZED, "numpy.random": _RANDOM_SIZED}
 
