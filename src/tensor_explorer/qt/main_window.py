@@ -221,7 +221,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._factories: dict[str, Callable[[], QtWidgets.QWidget]] = {}
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         #: parent of the actions one build of the UI makes (deleted when the UI is rebuilt)
-        self._actions_owner: QtCore.QObject | None = None
+        self._actions_owner = QtCore.QObject(self)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
         self.setAnimated(False)  # no half-moved docks or stale tab bars in screenshots
@@ -309,8 +309,7 @@ class MainWindow(QtWidgets.QMainWindow):
         direct = QtCore.Qt.FindChildOption.FindDirectChildrenOnly
         for menu in self.menuBar().findChildren(QtWidgets.QMenu, options=direct):
             menu.deleteLater()
-        if self._actions_owner is not None:
-            self._actions_owner.deleteLater()
+        self._actions_owner.deleteLater()
         self._actions_owner = QtCore.QObject(self)
         for tb in self.findChildren(QtWidgets.QToolBar):
             self.removeToolBar(tb)
@@ -459,7 +458,6 @@ class MainWindow(QtWidgets.QMainWindow):
         view_menu.addAction(self.dark_action)
         view_menu.addAction(self.present_action)
         lang_menu = view_menu.addMenu(self.tr("&Language"))
-        assert self._actions_owner is not None  # made by _build_ui just before
         group = QtGui.QActionGroup(self._actions_owner)
         for code, label in (("en", "English"), ("zh", "中文")):
             a = QtGui.QAction(label, self._actions_owner, checkable=True)
