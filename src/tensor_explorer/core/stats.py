@@ -179,6 +179,11 @@ def _fused(c: torch.Tensor, shift: float | None = None) -> kernels.Moments | Non
     return kernels.fused_moments(c.resolve_neg().numpy(), shift)  # .numpy() refuses neg views
 
 
+def _centred(m: kernels.Moments, n: int) -> tuple[float, float]:
+    """The mean and the sum of squared deviations of ``n`` elements from their shifted sums."""
+    return m.shift + m.s1 / n, m.s2 - m.s1 * m.s1 / n
+
+
 def _finite_part(c: torch.Tensor, acc: _Acc) -> bool:
     """Fold a float32/float64 chunk into ``acc`` if all its elements are finite; else change
     nothing and return False."""
@@ -187,15 +192,13 @@ def _finite_part(c: torch.Tensor, acc: _Acc) -> bool:
     if m is not None:
         if not (math.isfinite(m.lo) and math.isfinite(m.hi)):
             return False
-        mean = m.shift + m.s1 / n
-        m2 = m.s2 - m.s1 * m.s1 / n
+        mean, m2 = _centred(m, n)
         if not math.isfinite(m.s2) or m2 < 1e-6 * m.s2:
             # the shift was far from the mean (cancellation) or the squares overflowed:
             # again, shifted by the mean this time
             m = _fused(c, mean)
             assert m is not None
-            mean = m.shift + m.s1 / n
-            m2 = m.s2 - m.s1 * m.s1 / n
+            mean, m2 = _centred(m, n)
         acc.zeros += m.zeros
         acc.add(n, mean, max(m2, 0.0), m.lo, m.hi)
         return True
