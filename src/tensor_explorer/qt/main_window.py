@@ -364,7 +364,7 @@ class MainWindow(QtWidgets.QMainWindow):
         dock.setWidget(panel)
         if placeholder is not None:
             placeholder.deleteLater()
-        dict.__setitem__(self.panels, name, panel)
+        self.panels[name] = panel
         return panel
 
     def _dock_shown(self, name: str, visible: bool) -> None:
