@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +73,44 @@ def test_usage_errors_do_not_trace(tmp_path: Path) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr
     r = _run("inspect", str(tmp_path / "missing.npy"))
     assert r.returncode == 1 and "no such file" in r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("--bogus",), ("lesons",), ("inspect", "--no-such-flag", "x.npy"), ("info", "--x"),
+    ("screenshot",), ("lessons", "extra"), ("check",), ("welcome", "--trsut"),
+])
+def test_unknown_arguments_are_one_line_and_never_open_a_window(args: tuple[str, ...]) -> None:
+    """No display here: a command that tried to open the window would fail differently (or
+    hang until the timeout); each must say what is wrong in one line and exit 2."""
+    r = subprocess.run([sys.executable, "-m", "tensor_explorer", *args], capture_output=True,
+                       text=True, timeout=60,
+                       env={k: v for k, v in os.environ.items()
+                            if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")})
+    assert r.returncode == 2, (args, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tensor-explorer"), r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    if args == ("lesons",):
+        assert "did you mean tensor-explorer lessons?" in lines[0]
+
+
+def test_info_reports_versions_cuda_fonts_and_folders() -> None:
+    import torch
+
+    r = _run("info", "--json")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["versions"]["torch"] == torch.__version__
+    assert info["versions"]["numpy"] == np.__version__
+    assert {"python", "qt", "pyside6", "pyqtgraph"} <= set(info["versions"])
+    assert info["cuda"]["available"] == torch.cuda.is_available()
+    assert len(info["cuda"]["devices"]) == (torch.cuda.device_count()
+                                            if torch.cuda.is_available() else 0)
+    assert isinstance(info["qt_platform"], str) and info["qt_platform"]
+    for lang in ("en", "zh"):
+        assert info["fonts"][lang]["missing"] == 0
+        assert info["fonts"][lang]["family"].startswith("Tensor Explorer Sans")
+    assert Path(info["folders"]["lessons"]).is_dir()
+    text = _run("info")
+    assert text.returncode == 0 and "lacks 0 characters" in text.stdout
+    assert f"torch            {torch.__version__}" in text.stdout

@@ -5,8 +5,10 @@
     tensor-explorer lessons [--json]
     tensor-explorer check LESSON...
     tensor-explorer screenshot SOURCE --out FILE.png|FILE.svg [options]
+    tensor-explorer info [--json]          versions, CUDA, Qt platform, fonts, folders
 
-Errors are reported as one line on stderr with a non-zero exit status, never as a traceback.
+Errors are reported as one line on stderr with a non-zero exit status, never as a traceback
+(an unknown option or a path that does not exist included: no window opens then).
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
-SUBCOMMANDS = ("inspect", "lessons", "check", "screenshot")
+SUBCOMMANDS = ("inspect", "lessons", "check", "screenshot", "info")
 PROG = "tensor-explorer"
 
 
@@ -137,9 +139,32 @@ def cmd_screenshot(ns: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- main
 
 
+class UsageError(Exception):
+    """A command line that cannot be run (unknown option, missing argument, bad value)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (with where to look), not the usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def cmd_info(as_json: bool) -> int:
+    from .qt.info import collect, format_text
+
+    info = collect()
+    print(json.dumps(info, indent=2) if as_json else format_text(info))
+    return 0
+
+
 def _parser(sub: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"{PROG} {sub}")
-    if sub == "inspect":
+    p = _Parser(prog=f"{PROG} {sub}")
+    if sub == "info":
+        p.description = ("Versions, CUDA devices, Qt platform, the font each language draws "
+                         "with, data folders: what to paste into a bug report.")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+    elif sub == "inspect":
         p.description = "Facts, statistics and diagnoses of every array in .npy/.npz files."
         p.add_argument("paths", nargs="+", metavar="PATH")
         p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -170,6 +195,31 @@ def _parser(sub: str) -> argparse.ArgumentParser:
     return p
 
 
+def _check_app_args(args: Sequence[str]) -> None:
+    """The window opens only on paths that exist (or shipped lesson names)."""
+    from pathlib import Path
+
+    for arg in args:
+        if arg.startswith("-") and not Path(arg).exists():
+            raise UsageError(f"{PROG}: unknown option {arg!r} (commands: "
+                             f"{', '.join(SUBCOMMANDS)}; see {PROG} --help)")
+    from .core.lessons import is_lesson
+
+    for arg in args:
+        if not Path(arg).exists() and not is_lesson(arg):
+            hint = (f"; did you mean {PROG} {_closest(arg)}?" if _closest(arg) else
+                    "; give a .npy, .npz, .py, .txs or lesson file, or a lesson's name "
+                    f"({PROG} lessons lists them)")
+            raise UsageError(f"{PROG}: {arg}: no such file or lesson{hint}")
+
+
+def _closest(word: str) -> str | None:
+    import difflib
+
+    match = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.75)
+    return match[0] if match else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tensor-explorer`` command; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -181,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return cmd_inspect(ns.paths, ns.json)
             if sub == "screenshot":
                 return cmd_screenshot(ns)
+            if sub == "info":
+                return cmd_info(ns.json)
             if sub == "lessons":
                 from .core.lessons import cmd_lessons
 
@@ -197,9 +249,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args and args[0] in ("-h", "--help"):
             print(__doc__)
             return 0
+        _check_app_args(args)
         from .qt.app import run_app
 
         return run_app(args)
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except SystemExit as exc:  # argparse's own usage errors

@@ -28,7 +28,8 @@ def _message_handler(
 
 
 def get_app() -> QtWidgets.QApplication:
-    """Get or create the QApplication (one entry for scripts, tests and notebooks)."""
+    """Get or create the QApplication (one entry for scripts, tests and notebooks), drawing
+    with the bundled fonts."""
     app = QtWidgets.QApplication.instance()
     if app is None:
         QtCore.qInstallMessageHandler(_message_handler)
@@ -36,10 +37,16 @@ def get_app() -> QtWidgets.QApplication:
         QtCore.QCoreApplication.setApplicationName("tensor-explorer")
         app = QtWidgets.QApplication(sys.argv[:1])
         app.setApplicationDisplayName("Tensor Explorer")
+    if not isinstance(app, QtWidgets.QApplication):
+        raise RuntimeError("a QCoreApplication without widgets is running; Tensor Explorer "
+                           "needs a QApplication")
+    from . import fonts, i18n
     from .gc_guard import install
 
+    if fonts.register() and app.font().family() not in fonts.BUNDLED:
+        fonts.apply(app, i18n.current())  # the bundled fonts, whatever the system has
     install()  # garbage is collected on this (the UI) thread only
-    return app  # type: ignore[return-value]
+    return app
 
 
 def default_settings() -> QtCore.QSettings:
@@ -198,6 +205,9 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     else:
         dock = win.docks[panel]
         widget = win.panels[panel]  # built now if it was not yet
+        frame = dock.widget()
+        if isinstance(frame, QtWidgets.QScrollArea):
+            frame.takeWidget()  # out of its PanelFrame, which would size it to the dock
         dock.setWidget(QtWidgets.QWidget())
         widget.setParent(None)
         wh = wh or (900, 600)

@@ -49,15 +49,15 @@ class BuildPanel(QtWidgets.QWidget):
         self.step = QtWidgets.QLineEdit("1")
         self.steps = QtWidgets.QLineEdit("5")
         self.dtype = QtWidgets.QComboBox()
-        self.dtype.addItem(self.tr("default"), None)
+        self.dtype.addItem("", None)  # "default", named by _set_texts
         for d in DTYPES:
             self.dtype.addItem(d, d)
         self.device = QtWidgets.QComboBox()
-        self.device.addItem(self.tr("default"), None)
+        self.device.addItem("", None)  # "default", named by _set_texts
         for d in [*devices(), "meta"]:
             self.device.addItem(d, d)
-        self.requires_grad = QtWidgets.QCheckBox(self.tr("requires_grad"))
-        self.seed_on = QtWidgets.QCheckBox(self.tr("seed"))
+        self.requires_grad = QtWidgets.QCheckBox()
+        self.seed_on = QtWidgets.QCheckBox()
         self.seed_on.setChecked(True)
         self.seed = QtWidgets.QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
@@ -70,27 +70,37 @@ class BuildPanel(QtWidgets.QWidget):
         self.preview = QtWidgets.QLabel()
         self.preview.setWordWrap(True)
         self.preview.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.create_button = QtWidgets.QPushButton(self.tr("Create"))
+        self.create_button = QtWidgets.QPushButton()
         self.create_button.clicked.connect(self.create)
         form = QtWidgets.QFormLayout()
         self._rows: dict[str, QtWidgets.QWidget] = {}
-        form.addRow(self.tr("name"), self.name)
-        form.addRow(self.tr("factory"), self.factory)
-        for key, label, widget in (
-            ("literal", self.tr("values"), self.literal),
-            ("shape", self.tr("shape"), self.shape),
-            ("fill", self.tr("fill value"), self.fill),
-            ("start", self.tr("start"), self.start),
-            ("end", self.tr("end"), self.end),
-            ("step", self.tr("step"), self.step),
-            ("steps", self.tr("steps"), self.steps),
-            ("seed", self.tr("random seed"), self.seed_widget),
-        ):
+        #: the form's row labels by field key (re-set by _set_texts)
+        self._labels: dict[str, QtWidgets.QLabel] = {}
+
+        def row(key: str, widget: QtWidgets.QWidget) -> None:
+            label = QtWidgets.QLabel()
+            label.setBuddy(widget)
+            self._labels[key] = label
             form.addRow(label, widget)
+
+        row("name", self.name)
+        row("factory", self.factory)
+        for key, widget in (
+            ("literal", self.literal),
+            ("shape", self.shape),
+            ("fill", self.fill),
+            ("start", self.start),
+            ("end", self.end),
+            ("step", self.step),
+            ("steps", self.steps),
+            ("seed", self.seed_widget),
+        ):
+            row(key, widget)
             self._rows[key] = widget
-        form.addRow(self.tr("dtype"), self.dtype)
-        form.addRow(self.tr("device"), self.device)
+        row("dtype", self.dtype)
+        row("device", self.device)
         form.addRow("", self.requires_grad)
+        self._set_texts()
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.preview)
@@ -105,6 +115,39 @@ class BuildPanel(QtWidgets.QWidget):
         self.requires_grad.toggled.connect(self.update_preview)
         self.seed_on.toggled.connect(self.update_preview)
         self.seed.valueChanged.connect(self.update_preview)
+        self.update_preview()
+
+    def row_labels(self) -> dict[str, str]:
+        """Each form row's label as shown, by field key (for tests)."""
+        return {key: label.text() for key, label in self._labels.items()}
+
+    def _set_texts(self) -> None:
+        """Every fixed text of the form, in the current language (field values untouched)."""
+        for key, text in (
+            ("name", self.tr("name")),
+            ("factory", self.tr("factory")),
+            ("literal", self.tr("values")),
+            ("shape", self.tr("shape")),
+            ("fill", self.tr("fill value")),
+            ("start", self.tr("start")),
+            ("end", self.tr("end")),
+            ("step", self.tr("step")),
+            ("steps", self.tr("steps")),
+            ("seed", self.tr("random seed")),
+            ("dtype", self.tr("dtype")),
+            ("device", self.tr("device")),
+        ):
+            self._labels[key].setText(text)
+        # the first item of each combo box: renamed in place, so the choice stays
+        self.dtype.setItemText(0, self.tr("default"))
+        self.device.setItemText(0, self.tr("default"))
+        self.requires_grad.setText(self.tr("requires_grad"))
+        self.seed_on.setText(self.tr("seed"))
+        self.create_button.setText(self.tr("Create"))
+
+    def retranslate(self) -> None:
+        """Show the form in the language just installed, keeping every field's value."""
+        self._set_texts()
         self.update_preview()
 
     def spec(self) -> BuildSpec:

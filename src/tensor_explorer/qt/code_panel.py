@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6 import QtGui, QtWidgets
+from PySide6 import QtWidgets
 
+from . import theme
 from .bridge import WorkspaceBridge
 
 
@@ -18,22 +19,31 @@ class CodePanel(QtWidgets.QWidget):
         self.bridge = bridge
         self.text = QtWidgets.QPlainTextEdit()
         self.text.setReadOnly(True)
-        self.text.setFont(QtGui.QFontDatabase.systemFont(
-            QtGui.QFontDatabase.SystemFont.FixedFont))
-        copy = QtWidgets.QPushButton(self.tr("Copy"))
-        copy.clicked.connect(self.copy)
-        save = QtWidgets.QPushButton(self.tr("Save as .py…"))
-        save.clicked.connect(self.save_dialog)
+        theme.use_mono_font(self.text)
+        self.copy_button = QtWidgets.QPushButton()
+        self.copy_button.clicked.connect(self.copy)
+        self.save_button = QtWidgets.QPushButton()
+        self.save_button.clicked.connect(self.save_dialog)
+        self._set_texts()
         row = QtWidgets.QHBoxLayout()
         row.addStretch(1)
-        row.addWidget(copy)
-        row.addWidget(save)
+        row.addWidget(self.copy_button)
+        row.addWidget(self.save_button)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text, 1)
         layout.addLayout(row)
         bridge.modified.connect(self.refresh)
         self.refresh()
+
+    def _set_texts(self) -> None:
+        self.copy_button.setText(self.tr("Copy"))
+        self.save_button.setText(self.tr("Save as .py…"))
+
+    def retranslate(self) -> None:
+        """Show the buttons in the language just installed (the script is code: it stays, and
+        so does its scroll position)."""
+        self._set_texts()
 
     def refresh(self) -> None:
         self.text.setPlainText(self.bridge.workspace.to_script())

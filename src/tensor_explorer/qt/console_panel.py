@@ -27,8 +27,7 @@ class CodeEdit(QtWidgets.QPlainTextEdit):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        font = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
-        self.setFont(font)
+        theme.use_mono_font(self)
         self.setTabChangesFocus(False)
         self.history: list[str] = []
         self._pos = 0
@@ -69,34 +68,28 @@ class ConsolePanel(QtWidgets.QWidget):
         self.runner = runner
         self.output = QtWidgets.QTextEdit()
         self.output.setReadOnly(True)
-        self.output.setFont(QtGui.QFontDatabase.systemFont(
-            QtGui.QFontDatabase.SystemFont.FixedFont))
+        theme.use_mono_font(self.output)
         self.editor = CodeEdit()
-        self.editor.setPlaceholderText(self.tr(
-            "Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them"))
         self.editor.submitted.connect(self.run_editor)
         self.device = QtWidgets.QComboBox()
-        self.device.setToolTip(self.tr("Device that factories (torch.zeros, torch.randn...) "
-                                       "create tensors on"))
-        self.device.addItem(self.tr("default device"), None)
+        self.device.addItem("", None)  # "default device", named by _set_texts
         for dev in devices():
             self.device.addItem(dev, dev)
         self.device.addItem("meta", "meta")
         self.device.currentIndexChanged.connect(self._device_changed)
-        self.run_button = QtWidgets.QPushButton(self.tr("Run"))
-        self.run_button.setToolTip(self.tr("Run the statements (Ctrl+Enter)"))
+        self.run_button = QtWidgets.QPushButton()
         self.run_button.clicked.connect(self.run_editor)
-        self.stop_button = QtWidgets.QPushButton(self.tr("Stop"))
-        self.stop_button.setToolTip(self.tr("Stop a running program; the workspace keeps what "
-                                            "it had"))
+        self.stop_button = QtWidgets.QPushButton()
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(runner.stop)
-        self.clear_button = QtWidgets.QPushButton(self.tr("Clear output"))
+        self.clear_button = QtWidgets.QPushButton()
         self.clear_button.clicked.connect(self.output.clear)
+        self.device_label = QtWidgets.QLabel()
+        self._set_texts()
         bar = QtWidgets.QHBoxLayout()
         bar.addWidget(self.run_button)
         bar.addWidget(self.stop_button)
-        bar.addWidget(QtWidgets.QLabel(self.tr("device:")))
+        bar.addWidget(self.device_label)
         bar.addWidget(self.device)
         bar.addStretch(1)
         bar.addWidget(self.clear_button)
@@ -120,6 +113,26 @@ class ConsolePanel(QtWidgets.QWidget):
         runner.failed.connect(self._failed)
         runner.busy_changed.connect(self._busy)
         bridge.output.connect(self._print)
+
+    def _set_texts(self) -> None:
+        """Every fixed text of the code bar, in the current language."""
+        self.editor.setPlaceholderText(self.tr(
+            "Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them"))
+        self.device.setToolTip(self.tr("Device that factories (torch.zeros, torch.randn...) "
+                                       "create tensors on"))
+        self.device.setItemText(0, self.tr("default device"))  # keeps the device chosen
+        self.run_button.setText(self.tr("Run"))
+        self.run_button.setToolTip(self.tr("Run the statements (Ctrl+Enter)"))
+        self.stop_button.setText(self.tr("Stop"))
+        self.stop_button.setToolTip(self.tr("Stop a running program; the workspace keeps what "
+                                            "it had"))
+        self.clear_button.setText(self.tr("Clear output"))
+        self.device_label.setText(self.tr("device:"))
+
+    def retranslate(self) -> None:
+        """Show the code bar in the language just installed. The output keeps every line as it
+        was printed; the code typed, its history and the device chosen stay."""
+        self._set_texts()
 
     # -- running -------------------------------------------------------------------------------
 

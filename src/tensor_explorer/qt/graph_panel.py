@@ -66,6 +66,7 @@ from ..core.runner import ProgramError
 from ..core.workspace import Workspace
 from . import i18n, theme
 from .bridge import WorkspaceBridge
+from .flow_layout import FlowLayout
 from .graph_view import (
     Drawing,
     GraphColors,
@@ -197,7 +198,20 @@ def norm_of(t: torch.Tensor | None) -> float | None:
 
 
 class GradientInputError(ValueError):
-    """The gradient text could not be read (message in plain words)."""
+    """The gradient text could not be read (message in plain words).
+
+    ``str(error)`` is the message in the language installed when it was raised; :meth:`text`
+    says it in the language installed now (a language switch re-says it).
+    """
+
+    def __init__(self, message: str, *values: object) -> None:
+        self.message = message  # English, translated in the GraphPanel context
+        self.values = values
+        super().__init__(self.text())
+
+    def text(self) -> str:
+        """The message in the current language."""
+        return _tr(self.message).format(*self.values)
 
 
 def parse_gradient(text: str, root: torch.Tensor) -> torch.Tensor | None:
@@ -216,18 +230,18 @@ def parse_gradient(text: str, root: torch.Tensor) -> torch.Tensor | None:
         value = ast.literal_eval(t)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise GradientInputError(
-            _tr("Could not read the gradient '{0}': write ones, a number, or a list like "
-                "[1.0, 1.0] with the root's shape.").format(t)) from None
+            "Could not read the gradient '{0}': write ones, a number, or a list like "
+            "[1.0, 1.0] with the root's shape.", t) from None
     if isinstance(value, bool) or not isinstance(value, (int, float, list, tuple)):
         raise GradientInputError(
-            _tr("The gradient must be numbers: ones, a number, or a list like [1.0, 1.0]."))
+            "The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].")
     if isinstance(value, (int, float)):
         return torch.full_like(root, float(value))
     try:
         return torch.as_tensor(value, dtype=root.dtype, device=root.device)
     except (TypeError, ValueError, RuntimeError) as exc:
         raise GradientInputError(
-            _tr("The gradient list is not a rectangular list of numbers ({0}).").format(exc)
+            "The gradient list is not a rectangular list of numbers ({0}).", str(exc)
         ) from None
 
 
@@ -451,17 +465,20 @@ def cut_constants(
         sources = sorted({i for r in refs for i in by_name.get(r, ())})
         if not sources and name != selected:
             continue
-        why = _tr(CUT_REASONS[reason])
-        text = NodeText(
-            name,
-            [_tr("constant · {0}").format(reason), _tr("gradient stops here")],
-            "const",
-            tooltip=why,
-        )
-        out.append((name, text, sources))
+        out.append((name, const_text(name, reason), sources))
         if len(out) >= MAX_CONSTANTS:
             break
     return out
+
+
+def const_text(name: str, reason: str) -> NodeText:
+    """What the box of a cut-off constant says (``reason``: a key of :data:`CUT_REASONS`)."""
+    return NodeText(
+        name,
+        [_tr("constant · {0}").format(reason), _tr("gradient stops here")],
+        "const",
+        tooltip=_tr(CUT_REASONS[reason]),
+    )
 
 
 def replay_sources(ws: Workspace, *, skip_backward: bool = False) -> list[tuple[str, tuple]]:
@@ -490,6 +507,47 @@ def handed_in(ws: Workspace, names: list[str]) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # the pane
+
+
+def _together(*widgets: QtWidgets.QWidget) -> QtWidgets.QWidget:
+    """Widgets kept side by side on one line of a wrapping row (a label and its field)."""
+    if len(widgets) == 1:
+        return widgets[0]
+    box = QtWidgets.QWidget()
+    row = QtWidgets.QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(4)
+    for w in widgets:
+        row.addWidget(w)
+    return box
+
+
+class ItemsCombo(QtWidgets.QComboBox):
+    """A combo box as wide as its longest item as drawn. (Qt's AdjustToContents measures the
+    ink, and full-width brackets such as "（无）" are drawn wider than their ink.)"""
+
+    def sizeHint(self) -> QtCore.QSize:
+        fm = self.fontMetrics()
+        widest = max((fm.horizontalAdvance(self.itemText(i)) for i in range(self.count())),
+                     default=0)
+        opt = QtWidgets.QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        size = self.style().sizeFromContents(QtWidgets.QStyle.ContentsType.CT_ComboBox, opt,
+                                             QtCore.QSize(widest + 2, fm.height()), self)
+        return size.expandedTo(super().sizeHint())
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return self.sizeHint()
+
+
+class HintedLineEdit(QtWidgets.QLineEdit):
+    """A line edit that asks for the room its placeholder (what to type) needs."""
+
+    def sizeHint(self) -> QtCore.QSize:
+        hint = super().sizeHint()
+        need = self.fontMetrics().horizontalAdvance(self.placeholderText()) + 4 * self.fontMetrics(
+        ).averageCharWidth()
+        return QtCore.QSize(max(hint.width(), need), hint.height())
 
 
 class GraphPanel(QtWidgets.QWidget):
@@ -532,6 +590,11 @@ class GraphPanel(QtWidgets.QWidget):
         self._signature: Any = None
         self._task: Task | None = None
         self._busy: str | None = None
+        # what the busy work, the title and the message say, made again in the current
+        # language by retranslate (and by a restyle, for the message)
+        self._busy_text: Callable[[], str] = _fixed("")
+        self._title_text: Callable[[], str] = _fixed("")
+        self._message: tuple[Callable[[], str], str] = (_fixed(""), "info")
         self._generation = 0
         self._selected: Any = None
         self._scale = theme.state().scale
@@ -551,52 +614,31 @@ class GraphPanel(QtWidgets.QWidget):
         self.title.setWordWrap(True)  # long in presentation mode and in narrow docks
         self.title.setMinimumWidth(1)
         self.device_combo = QtWidgets.QComboBox()
-        self.device_combo.setToolTip(self.tr(
-            "Re-run the program that built this graph on another device"))
+        self.device_combo.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.device_combo.activated.connect(self._device_chosen)
         # PySide6 stub: Qt properties as keyword arguments (text=) are missing from it
         self.zoom_out_btn = QtWidgets.QToolButton(text="−")  # type: ignore[call-arg]
         self.zoom_in_btn = QtWidgets.QToolButton(text="+")  # type: ignore[call-arg]
-        self.fit_btn = QtWidgets.QToolButton(text=self.tr("Fit"))  # type: ignore[call-arg]
-        self.zoom_out_btn.setToolTip(self.tr("Zoom out (-)"))
-        self.zoom_in_btn.setToolTip(self.tr("Zoom in (+)"))
-        self.fit_btn.setToolTip(self.tr("Show the whole graph (0)"))
+        self.fit_btn = QtWidgets.QToolButton()
 
-        self.backward_btn = QtWidgets.QPushButton(self.tr("Backward"))
-        self.backward_btn.setToolTip(self.tr(
-            "Run root.backward(...) and record the gradient along every edge"))
+        self.backward_btn = QtWidgets.QPushButton()
         self.times_spin = QtWidgets.QSpinBox()
         self.times_spin.setRange(1, 100)
         self.times_spin.setPrefix("× ")
-        self.times_spin.setToolTip(self.tr("How many backward calls to run in a row"))
         self.retain_graph_check = QtWidgets.QCheckBox("retain_graph")
-        self.retain_graph_check.setToolTip(self.tr(
-            "Keep the saved tensors so backward can run on this graph again"))
-        self.gradient_edit = QtWidgets.QLineEdit()
-        self.gradient_edit.setToolTip(self.tr(
-            "gradient= for a root with more than one element: ones, a number, or a list "
-            "like [1.0, 1.0]"))
-        self.retain_combo = QtWidgets.QComboBox()
-        self.retain_combo.setToolTip(self.tr(
-            "Call retain_grad() on this intermediate so its .grad is kept"))
+        self.gradient_edit = HintedLineEdit()
+        self.retain_combo = ItemsCombo()  # "(none)" / "（无）" never cut off
         self.zero_btn = QtWidgets.QPushButton("zero_grad")
-        self.zero_btn.setToolTip(self.tr("Clear the leaves' .grad (like optimizer.zero_grad)"))
         self.set_to_none_check = QtWidgets.QCheckBox("set_to_none")
         self.set_to_none_check.setChecked(True)
-        self.set_to_none_check.setToolTip(self.tr(
-            "On: .grad becomes None. Off: .grad is filled with zeros."))
-        self.check_btn = QtWidgets.QPushButton(self.tr("Numerical check"))
-        self.check_btn.setToolTip(self.tr(
-            "Compare autograd's gradients with finite differences in float64 (small graphs)"))
-        self.training_btn = QtWidgets.QPushButton(self.tr("Training step…"))
-        self.training_btn.setToolTip(self.tr(
-            "The seed's inspect_batch and run_one_step on features, labels and a model"))
+        self.check_btn = QtWidgets.QPushButton()
+        self.training_btn = QtWidgets.QPushButton()
         self.progress = QtWidgets.QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(160)
         self.progress.hide()
-        # PySide6 stub: Qt properties as keyword arguments (text=) are missing from it
-        self.cancel_btn = QtWidgets.QToolButton(text=self.tr("Cancel"))  # type: ignore[call-arg]
+        self.cancel_btn = QtWidgets.QToolButton()
         self.cancel_btn.hide()
         self._nothing_said = False
         self.message = QtWidgets.QLabel()
@@ -614,16 +656,16 @@ class GraphPanel(QtWidgets.QWidget):
             QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.plot = pg.PlotWidget()
         self.plot.setMinimumHeight(80)
-        self.plot.setLabel("bottom", self.tr("call"))
-        self.plot.setLabel("left", self.tr("‖grad‖"))
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.legend = self.plot.addLegend(offset=(5, 5))
         hist = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         hist.addWidget(self.history_table)
         hist.addWidget(self.plot)
         self.tabs = QtWidgets.QTabWidget()
-        self.tabs.addTab(self.details, self.tr("Details"))
-        self.tabs.addTab(hist, self.tr("Accumulation"))
+        self.tabs.tabBar().setElideMode(QtCore.Qt.TextElideMode.ElideNone)  # whole titles, and
+        self.tabs.tabBar().setUsesScrollButtons(False)  # the pane is at least that wide
+        self.tabs.addTab(self.details, "")  # titled by _set_texts
+        self.tabs.addTab(hist, "")
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(self.tabs)
@@ -636,30 +678,26 @@ class GraphPanel(QtWidgets.QWidget):
         row1.addWidget(self.title, 1)
         row1.addWidget(self.progress)
         row1.addWidget(self.cancel_btn)
-        row1.addWidget(QtWidgets.QLabel(self.tr("Device:")))
+        self.device_label = QtWidgets.QLabel()
+        row1.addWidget(self.device_label)
         row1.addWidget(self.device_combo)
         for b in (self.zoom_out_btn, self.zoom_in_btn, self.fit_btn):
             row1.addWidget(b)
-        row2 = QtWidgets.QHBoxLayout()
-        row2.addWidget(self.backward_btn)
-        row2.addWidget(self.times_spin)
-        row2.addWidget(self.retain_graph_check)
-        row2.addWidget(QtWidgets.QLabel(self.tr("gradient:")))
-        row2.addWidget(self.gradient_edit, 1)
-        row2.addWidget(QtWidgets.QLabel("retain_grad:"))
-        row2.addWidget(self.retain_combo)
-        row3 = QtWidgets.QHBoxLayout()
-        row3.addWidget(self.zero_btn)
-        row3.addWidget(self.set_to_none_check)
-        row3.addStretch(1)
-        row3.addWidget(self.check_btn)
-        row3.addWidget(self.training_btn)
+        # the controls wrap onto more lines when the panel is narrow or the text large
+        # (presentation mode), each label with its field, instead of clipping
+        self.gradient_label = QtWidgets.QLabel()
+        controls = FlowLayout(spacing=8)
+        for unit in ((self.backward_btn, self.times_spin), (self.retain_graph_check,),
+                     (self.gradient_label, self.gradient_edit),
+                     (QtWidgets.QLabel("retain_grad:"), self.retain_combo),
+                     (self.zero_btn, self.set_to_none_check), (self.check_btn,),
+                     (self.training_btn,)):
+            controls.addWidget(_together(*unit))
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
         layout.addLayout(row1)
-        layout.addLayout(row2)
-        layout.addLayout(row3)
+        layout.addLayout(controls)
         layout.addWidget(self.message)
         layout.addWidget(split, 1)
 
@@ -676,6 +714,81 @@ class GraphPanel(QtWidgets.QWidget):
         self.view.edge_clicked.connect(self.edge_clicked)
         self.view.background_clicked.connect(lambda: self._select(None))
         self._fill_devices()
+        self._set_texts()
+
+    def _set_texts(self) -> None:
+        """The pane's fixed texts (labels, tool tips, tab titles, axis labels) in the current
+        language: from :meth:`_build_ui`, and again from :meth:`retranslate`."""
+        self.device_label.setText(self.tr("Device:"))
+        self.device_combo.setToolTip(self.tr(
+            "Re-run the program that built this graph on another device"))
+        self.fit_btn.setText(self.tr("Fit"))
+        self.zoom_out_btn.setToolTip(self.tr("Zoom out (-)"))
+        self.zoom_in_btn.setToolTip(self.tr("Zoom in (+)"))
+        self.fit_btn.setToolTip(self.tr("Show the whole graph (0)"))
+        self._times_changed(self.times_spin.value())  # "Backward" or "Backward ×N"
+        self.backward_btn.setToolTip(self.tr(
+            "Run root.backward(...) and record the gradient along every edge"))
+        self.times_spin.setToolTip(self.tr("How many backward calls to run in a row"))
+        self.retain_graph_check.setToolTip(self.tr(
+            "Keep the saved tensors so backward can run on this graph again"))
+        self.gradient_label.setText(self.tr("gradient:"))
+        self.gradient_edit.setToolTip(self.tr(
+            "gradient= for a root with more than one element: ones, a number, or a list "
+            "like [1.0, 1.0]"))
+        self.retain_combo.setToolTip(self.tr(
+            "Call retain_grad() on this intermediate so its .grad is kept"))
+        self.zero_btn.setToolTip(self.tr("Clear the leaves' .grad (like optimizer.zero_grad)"))
+        self.set_to_none_check.setToolTip(self.tr(
+            "On: .grad becomes None. Off: .grad is filled with zeros."))
+        self.check_btn.setText(self.tr("Numerical check"))
+        self.check_btn.setToolTip(self.tr(
+            "Compare autograd's gradients with finite differences in float64 (small graphs)"))
+        self.training_btn.setText(self.tr("Training step…"))
+        self.training_btn.setToolTip(self.tr(
+            "The seed's inspect_batch and run_one_step on features, labels and a model"))
+        self.cancel_btn.setText(self.tr("Cancel"))
+        self.tabs.setTabText(0, self.tr("Details"))
+        self.tabs.setTabText(1, self.tr("Accumulation"))
+        self.plot.setLabel("bottom", self.tr("call"))
+        self.plot.setLabel("left", self.tr("‖grad‖"))
+
+    def retranslate(self) -> None:
+        """Say everything in the language just installed (``i18n.install``), in place: the
+        graph, zoom, expanded groups, selection, backward record, gradient history, retained
+        grads, device re-run, check result, the controls' values and the message are kept.
+        Nothing is recomputed but texts (no backward, no re-run, no workspace event)."""
+        self._set_texts()
+        if self._busy is not None:
+            self._busy = self._busy_text()
+            self.progress.setFormat(self._busy)
+        self.title.setText(self._title_text())
+        self._update_controls()  # the gradient placeholder, "(none)" among retain_grad's
+        self._retranslate_constants()
+        if self.graph is not None:
+            self._update_labels()  # node and edge texts, history, the selection's details
+        else:
+            self._update_history_view()
+        if self._selected is None:
+            self._show_legend()
+        self._say_again()
+        dialog = self.training_dialog
+        if dialog is not None:
+            from .training_dialog import TrainingDialog
+
+            if isinstance(dialog, TrainingDialog):
+                dialog.retranslate()
+
+    def _retranslate_constants(self) -> None:
+        """The cut-off constants' boxes in the current language (same constants)."""
+        ws = self.workspace()
+        out = []
+        for name, text, sources in self.constants:
+            origin = ws.origin(name)
+            reason = origin.cut_off if origin is not None else None
+            known = reason is not None and reason in CUT_REASONS
+            out.append((name, const_text(name, reason) if known and reason else text, sources))
+        self.constants = out
 
     def _times_changed(self, n: int) -> None:
         self.backward_btn.setText(self.tr("Backward") if n == 1
@@ -707,18 +820,26 @@ class GraphPanel(QtWidgets.QWidget):
 
     # -- messages ----------------------------------------------------------------------------
 
-    def _say(self, text: str, kind: str = "info") -> None:
-        """Show a plain-words message above the graph (kind: info, ok, error, warning)."""
-        self._message = (text, kind)
+    def _say(self, text: str | Callable[[], str], kind: str = "info") -> None:
+        """Show a plain-words message above the graph (kind: info, ok, error, warning).
+
+        ``text``: the message, or a function that makes it in the current language, so that
+        a language switch can say it again (:meth:`retranslate`); a plain string (torch's or
+        the core's words) is shown as it is.
+        """
+        make = _fixed(text) if isinstance(text, str) else text
+        self._message = (make, kind)
+        self._say_again()
+
+    def _say_again(self) -> None:
+        """Show the message again: in the current look and language."""
+        make, kind = self._message
+        text = make()
         t = theme.current()
         colour = {"error": t.error, "ok": t.ok, "warning": t.warning}.get(kind, t.muted)
         self.message.setStyleSheet(f"color: {colour};")
         self.message.setText(text)
         self.message.setVisible(bool(text))
-
-    def _say_again(self) -> None:
-        text, kind = getattr(self, "_message", ("", "info"))
-        self._say(text, kind)
 
     def message_text(self) -> str:
         """The message shown above the graph (for tests)."""
@@ -739,8 +860,8 @@ class GraphPanel(QtWidgets.QWidget):
         main = self.bridge.workspace
         if self.replica is not None and len(main.history) != self._replica_history:
             self._drop_replica()
-            self._say(self.tr("The workspace changed, so the pane shows it again (the device "
-                              "re-run was dropped)."))
+            self._say(lambda: self.tr("The workspace changed, so the pane shows it again (the "
+                                      "device re-run was dropped)."))
         ws = self.workspace()
         selected = main.selected if (main.selected in ws) else None
         name = graph_target(ws, selected)
@@ -782,13 +903,14 @@ class GraphPanel(QtWidgets.QWidget):
         self.target = None
         self._signature = None
         self.view.clear()
-        reason = None
         value = ws.get(selected) if selected is not None else None
-        if isinstance(value, torch.Tensor):
-            reason = ag.no_graph_reason(value, i18n.current())
-        self.title.setText(self.tr("No graph"))
-        self._say(reason or self.tr("No value has a grad_fn yet: compute something from a "
-                                    "tensor with requires_grad=True."))
+        # the reason in every language: the message must not keep the tensor alive
+        reasons = ({lang: ag.no_graph_reason(value, lang) for lang in i18n.LANGUAGES}
+                   if isinstance(value, torch.Tensor) else {})
+        self._set_title(lambda: self.tr("No graph"))
+        self._say(lambda: reasons.get(i18n.current()) or self.tr(
+            "No value has a grad_fn yet: compute something from a tensor with "
+            "requires_grad=True."))
         self._nothing_said = True
         self._update_controls()
         self._update_history_view()
@@ -828,14 +950,18 @@ class GraphPanel(QtWidgets.QWidget):
             try:
                 result = work(lambda _f: None, lambda: False)
             except BackwardError as exc:
-                self._say(exc.explanation_in(i18n.current()), "error")
+                error = exc  # ``exc`` itself is unbound after the except clause
+                self._say(lambda: error.explanation_in(i18n.current()), "error")
                 return
             self._install(gen, result)
         else:
-            self._run_task(self.tr("Laying out the graph…"), work,
-                           lambda res: self._install(gen, res))
+            lang = i18n.current()  # the worker writes the node texts in this language
+            self._run_task(lambda: self.tr("Laying out the graph…"), work,
+                           lambda res: self._install(gen, res, lang))
 
-    def _install(self, gen: int, result: Any) -> None:
+    def _install(self, gen: int, result: Any, lang: str | None = None) -> None:
+        """Show a traced and drawn graph (``lang``: the language its texts were written in,
+        when that was on a worker while the language could change)."""
         if gen != self._generation:
             return
         graph, shown, constants, drawing, bundled = result
@@ -846,6 +972,9 @@ class GraphPanel(QtWidgets.QWidget):
             self._selected = None
         self.view.select(self._selected_node())
         self.view.show_drawing(drawing, keep_view=same)
+        if lang is not None and lang != i18n.current():  # switched while it was laid out
+            self._retranslate_constants()
+            self._update_labels()
         self._update_title()
         self._update_controls()
         self._update_history_view()
@@ -855,12 +984,24 @@ class GraphPanel(QtWidgets.QWidget):
             self._show_selected()
         self.graph_shown.emit()
 
+    def _set_title(self, make: Callable[[], str]) -> None:
+        """Show the title ``make()`` makes, and keep ``make`` for a language switch."""
+        self._title_text = make
+        self.title.setText(make())
+
     def _update_title(self) -> None:
         g, s = self.graph, self.shown
         if g is None or s is None:
             return
+        target, device = self.target, self.replica_device
+        rerun = self.replica is not None
+        self._set_title(lambda: self._title_of(g, s, target, device if rerun else None))
+
+    def _title_of(self, g: Graph, s: Graph | CollapsedGraph, target: str | None,
+                  device: str | None) -> str:
+        """The title for graph ``g`` shown as ``s`` (``device``: of a re-run copy)."""
         text = self.tr("Graph of <b>{0}</b>: {1} nodes, {2} edges").format(
-            html.escape(self.target or ""), len(g.nodes), len(g.edges))
+            html.escape(target or ""), len(g.nodes), len(g.edges))
         if isinstance(s, CollapsedGraph) and s.groups:
             repeats = sum(1 for i in s.info.values() if i.kind != "chain")
             chains = len(s.groups) - repeats
@@ -874,9 +1015,9 @@ class GraphPanel(QtWidgets.QWidget):
             else:
                 text += " " + self.tr("({0} chains collapsed: click a group to expand)").format(
                     len(s.groups))
-        if self.replica is not None:
-            text += " · " + self.tr("re-run on {0}").format(self.replica_device)
-        self.title.setText(text)
+        if device is not None:
+            text += " · " + self.tr("re-run on {0}").format(device)
+        return text
 
     def _update_controls(self) -> None:
         root = self.root
@@ -886,7 +1027,9 @@ class GraphPanel(QtWidgets.QWidget):
                   self.gradient_edit, self.retain_combo, self.zero_btn, self.check_btn):
             w.setEnabled(has and not busy)
         self.device_combo.setEnabled(has and not busy)
-        if has:
+        if not has:
+            self.gradient_edit.setPlaceholderText("")
+        else:
             assert root is not None
             if root.numel() == 1:
                 self.gradient_edit.setPlaceholderText(
@@ -895,6 +1038,7 @@ class GraphPanel(QtWidgets.QWidget):
                 self.gradient_edit.setPlaceholderText(
                     self.tr("needed: root has shape {0}; e.g. ones or [1.0, ...]").format(
                         shape_text(root.shape)))
+            self.gradient_edit.updateGeometry()  # room for what the placeholder now says
             dev = str(root.device)
             i = self.device_combo.findData(dev)
             if i < 0 and dev != "meta":
@@ -914,6 +1058,7 @@ class GraphPanel(QtWidgets.QWidget):
         i = self.retain_combo.findData(current)
         self.retain_combo.setCurrentIndex(max(i, 0))
         self.retain_combo.blockSignals(False)
+        self.retain_combo.updateGeometry()  # as wide as its items now are
 
     def _update_labels(self) -> None:
         """Re-read leaf .grad and edge norms into the drawing (same geometry for big graphs,
@@ -943,14 +1088,15 @@ class GraphPanel(QtWidgets.QWidget):
 
     def _can_change(self) -> bool:
         if self._busy is not None:
-            self._say(self.tr("Wait: {0}").format(self._busy), "warning")
+            busy = self._busy_text
+            self._say(lambda: self.tr("Wait: {0}").format(busy()), "warning")
             return False
         if self.replica is None and self.bridge.workspace.running:
-            self._say(self.tr("A program is running in the workspace; wait for it to finish "
-                              "(or stop it) first."), "warning")
+            self._say(lambda: self.tr("A program is running in the workspace; wait for it to "
+                                      "finish (or stop it) first."), "warning")
             return False
         if self.graph is None or self.root is None:
-            self._say(self.tr("There is no graph to work on."), "warning")
+            self._say(lambda: self.tr("There is no graph to work on."), "warning")
             return False
         return True
 
@@ -964,7 +1110,7 @@ class GraphPanel(QtWidgets.QWidget):
         try:
             gradient = parse_gradient(self.gradient_edit.text(), root)
         except GradientInputError as exc:
-            self._say(str(exc), "error")
+            self._say(exc.text, "error")
             return
         retain_graph = self.retain_graph_check.isChecked()
         chosen = self.retain_combo.currentData()
@@ -992,7 +1138,7 @@ class GraphPanel(QtWidgets.QWidget):
         if len(graph) <= SYNC_NODES:
             self._backward_done(work(lambda _f: None, lambda: False))
         else:
-            self._run_task(self.tr("Running backward…"), work, self._backward_done)
+            self._run_task(lambda: self.tr("Running backward…"), work, self._backward_done)
 
     def _backward_done(self, result: Any) -> None:
         records, norms, bundled, error = result
@@ -1006,15 +1152,31 @@ class GraphPanel(QtWidgets.QWidget):
             self.retained.update(last.retained)
         changed = sorted({n for rec in records for n in rec.grads})
         if error is not None:
-            done = (self.tr("{0} backward call(s) ran, then: ").format(len(records))
-                    if records else "")
-            self._say(done + error.explanation_in(i18n.current()), "error")
+            ran, err = len(records), error
+
+            def failed() -> str:
+                done = self.tr("{0} backward call(s) ran, then: ").format(ran) if ran else ""
+                return done + err.explanation_in(i18n.current())
+
+            self._say(failed, "error")
             self.message.setToolTip(error.torch_message or "")
         elif records:
-            shown = ", ".join(f"{n}.grad = {short_values(records[-1].grads[n])}"
-                              for n in changed[:4])
-            self._say(self.tr("backward ×{0} done (call {1} since .grad was None). {2}").format(
-                len(records), records[-1].step, shown), "ok")
+            count, step = len(records), records[-1].step
+            # the values as text now (the message must not keep the gradients alive); only
+            # a meta tensor's words depend on the language
+            values: list[tuple[str, str | None]] = []
+            for n in changed[:4]:
+                g = records[-1].grads[n]
+                values.append((n, None if g is not None and g.device.type == "meta"
+                               else short_values(g)))
+
+            def said() -> str:
+                shown = ", ".join(f"{n}.grad = {_tr('(meta: no values)') if v is None else v}"
+                                  for n, v in values)
+                return self.tr("backward ×{0} done (call {1} since .grad was None). {2}").format(
+                    count, step, shown)
+
+            self._say(said, "ok")
             self.message.setToolTip("")
         self._emit_changed(changed)
         self._update_labels()
@@ -1045,11 +1207,12 @@ class GraphPanel(QtWidgets.QWidget):
             return
         self.history.add(rec)
         if stn:
-            self._say(self.tr("zero_grad(set_to_none=True): every leaf's .grad is None now; "
-                              "the next backward starts counting again at call 1."), "ok")
+            self._say(lambda: self.tr("zero_grad(set_to_none=True): every leaf's .grad is None "
+                                      "now; the next backward starts counting again at call "
+                                      "1."), "ok")
         else:
-            self._say(self.tr("zero_grad(set_to_none=False): each .grad is a tensor of zeros "
-                              "(a leaf that had no gradient stays None)."), "ok")
+            self._say(lambda: self.tr("zero_grad(set_to_none=False): each .grad is a tensor of "
+                                      "zeros (a leaf that had no gradient stays None)."), "ok")
         self._emit_changed(sorted(rec.grads))
         self._update_labels()
         self.backward_done.emit()
@@ -1105,14 +1268,16 @@ class GraphPanel(QtWidgets.QWidget):
             self.expanded.add(key)
             info = shown.info.get(key)
             if info is not None and info.kind == "repeat":
-                self._say(self.tr("Expanded {0} repeated blocks of {1} operations each.").format(
-                    info.repeats, len(info.block_ops)))
+                repeats, ops = info.repeats, len(info.block_ops)
+                self._say(lambda: self.tr(
+                    "Expanded {0} repeated blocks of {1} operations each.").format(repeats, ops))
             elif info is not None and info.kind == "block":
-                self._say(self.tr("Expanded block {0} of {1} ({2} operations).").format(
-                    info.index, info.repeats, len(info.members)))
+                index, repeats, ops = info.index, info.repeats, len(info.members)
+                self._say(lambda: self.tr("Expanded block {0} of {1} ({2} operations).").format(
+                    index, repeats, ops))
             else:
-                self._say(self.tr("Expanded a chain of {0} operations.").format(
-                    len(shown.groups[key])))
+                ops = len(shown.groups[key])
+                self._say(lambda: self.tr("Expanded a chain of {0} operations.").format(ops))
             self.refresh()
             return
         self._select(("node", key))
@@ -1373,7 +1538,7 @@ class GraphPanel(QtWidgets.QWidget):
         main = self.bridge.workspace
         if self.replica is not None and device == self._home_device():
             self._drop_replica()
-            self._say(self.tr("Back to the workspace's own values."))
+            self._say(lambda: self.tr("Back to the workspace's own values."))
             self.refresh()
             return
         if str(self.root.device) == device:
@@ -1382,16 +1547,17 @@ class GraphPanel(QtWidgets.QWidget):
         for node in self.graph.nodes:
             involved.extend(node.tensors)
         if main.running:
-            self._say(self.tr("A program is running in the workspace; wait for it first."),
-                      "warning")
+            self._say(lambda: self.tr("A program is running in the workspace; wait for it "
+                                      "first."), "warning")
             self._update_controls()
             return
         handed = handed_in(main, involved)
         if handed:
-            self._say(self.tr("Can't re-run on {0}: {1} was handed in (explore(), a file or "
-                              "the API), not made by a program here, so there is no program "
-                              "to re-run. Move it with .to('{0}') in the code bar instead.")
-                      .format(device, ", ".join(handed)), "warning")
+            self._say(lambda: self.tr(
+                "Can't re-run on {0}: {1} was handed in (explore(), a file or the API), not "
+                "made by a program here, so there is no program to re-run. Move it with "
+                ".to('{0}') in the code bar instead.").format(device, ", ".join(handed)),
+                "warning")
             self._update_controls()
             return
         sources = replay_sources(main)
@@ -1412,7 +1578,8 @@ class GraphPanel(QtWidgets.QWidget):
 
         def done(fresh: Any) -> None:
             if isinstance(fresh, ProgramError):
-                self._rerun_failed(device, fresh.text(i18n.current()))
+                err = fresh
+                self._rerun_failed(device, lambda: err.text(i18n.current()))
                 return
             if fresh is None:
                 return
@@ -1420,12 +1587,13 @@ class GraphPanel(QtWidgets.QWidget):
             self.replica_device = device
             self._replica_history = history_len
             self._signature = None
-            self._say(self.tr("Re-ran the program on {0}. This is a separate copy: the "
-                              "workspace keeps its own values; choose {1} to go back.").format(
-                                  device, self._home_device()), "ok")
+            home = self._home_device()
+            self._say(lambda: self.tr(
+                "Re-ran the program on {0}. This is a separate copy: the workspace keeps its "
+                "own values; choose {1} to go back.").format(device, home), "ok")
             self.refresh()
 
-        self._run_task(self.tr("Re-running on {0}…").format(device), work, done,
+        self._run_task(lambda: self.tr("Re-running on {0}…").format(device), work, done,
                        failed=lambda msg: self._rerun_failed(device, msg))
 
     def _home_device(self) -> str:
@@ -1434,9 +1602,12 @@ class GraphPanel(QtWidgets.QWidget):
         v = main.get(name) if name is not None else None
         return str(v.device) if isinstance(v, torch.Tensor) else "cpu"
 
-    def _rerun_failed(self, device: str, msg: str) -> None:
-        self._say(self.tr("Could not re-run the program on {0}: {1}").format(device, msg),
-                  "error")
+    def _rerun_failed(self, device: str, msg: str | Callable[[], str]) -> None:
+        """Say why the re-run failed (``msg``: the reason, or what makes it in the current
+        language)."""
+        reason = _fixed(msg) if isinstance(msg, str) else msg
+        self._say(lambda: self.tr("Could not re-run the program on {0}: {1}").format(
+            device, reason()), "error")
         self._update_controls()
 
     def _drop_replica(self) -> None:
@@ -1461,25 +1632,24 @@ class GraphPanel(QtWidgets.QWidget):
         assert target is not None  # set with the graph
         leaves = [n.tensor for n in graph.leaves() if n.tensor is not None and n.tensor in ws]
         if not leaves:
-            self._say(self.tr("The numerical check needs leaves that are workspace values; "
-                              "this graph has none."), "warning")
+            self._say(lambda: self.tr("The numerical check needs leaves that are workspace "
+                                      "values; this graph has none."), "warning")
             return
         handed = handed_in(ws, [target or "", *leaves])
         if handed:
-            self._say(self.tr("Can't run the numerical check: {0} was handed in, not made by "
-                              "a program here, so the program can't be re-run.").format(
-                                  ", ".join(handed)), "warning")
+            self._say(lambda: self.tr(
+                "Can't run the numerical check: {0} was handed in, not made by a program here, "
+                "so the program can't be re-run.").format(", ".join(handed)), "warning")
             return
         total = sum(ws[n].numel() for n in leaves)
         if total > NUMCHECK_MAX_ELEMENTS:
-            self._say(self.tr("The numerical check is for small graphs: the leaves have {0} "
-                              "elements (at most {1}).").format(total, NUMCHECK_MAX_ELEMENTS),
-                      "warning")
+            self._say(lambda: self.tr(
+                "The numerical check is for small graphs: the leaves have {0} elements (at "
+                "most {1}).").format(total, NUMCHECK_MAX_ELEMENTS), "warning")
             return
         sources = replay_sources(ws, skip_backward=True)
         device = str(self.root.device) if self.root is not None else None
         inputs = {n: ws[n] for n in leaves}
-        lang = i18n.current()  # read here: the check runs on a worker thread
 
         def fn(**values: torch.Tensor) -> torch.Tensor:
             fresh = Workspace(time_limit=60)
@@ -1496,32 +1666,43 @@ class GraphPanel(QtWidgets.QWidget):
         def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
             try:
                 return numerical_check(fn, inputs)
-            except BackwardError as err:
-                return err.explanation_in(lang)
-            except ProgramError as err:
-                return _tr("re-running the program failed: {0}").format(err.text(lang))
+            except (BackwardError, ProgramError) as err:
+                return err  # put in words on the UI thread, in the language shown then
 
-        self._run_task(self.tr("Checking gradients numerically…"), work, self._check_done,
-                       failed=lambda msg: self._say(
-                           self.tr("The numerical check could not run: {0}").format(msg),
-                           "error"))
+        self._run_task(lambda: self.tr("Checking gradients numerically…"), work,
+                       self._check_done, failed=self._check_done)
 
-    def _check_done(self, result: ag.NumericalCheck | str) -> None:
-        if isinstance(result, str):
-            self._say(self.tr("The numerical check could not run: {0}").format(result), "error")
+    def _check_done(self, result: ag.NumericalCheck | BackwardError | ProgramError | str) -> None:
+        """Say the numerical check's verdict, or why it could not run (an error, or the
+        message of a failed task)."""
+        if not isinstance(result, ag.NumericalCheck):
+            def why() -> str:
+                lang = i18n.current()
+                if isinstance(result, BackwardError):
+                    reason = result.explanation_in(lang)
+                elif isinstance(result, ProgramError):
+                    reason = _tr("re-running the program failed: {0}").format(result.text(lang))
+                else:
+                    reason = result
+                return self.tr("The numerical check could not run: {0}").format(reason)
+
+            self._say(why, "error")
             return
         worst = max(result.inputs.values(), key=lambda c: c.max_abs_diff, default=None)
         where = ""
         if worst is not None:
             where = f" ({worst.name}{list(worst.worst_index or ())})"
-        verdict = self.tr("passed") if result.passed else self.tr("FAILED")
         per = ", ".join(f"{c.name}: {c.max_abs_diff:.2e}" for c in result.inputs.values())
         self.check_result = result
-        self._say(self.tr("Numerical check (finite differences in float64, eps={0}): largest "
-                          "difference between autograd and numerical gradients {1:.3e}{2} — "
-                          "{3}. Per leaf: {4}.").format(
-                              result.eps, result.max_abs_diff, where, verdict, per),
-                  "ok" if result.passed else "error")
+
+        def said() -> str:
+            verdict = self.tr("passed") if result.passed else self.tr("FAILED")
+            return self.tr("Numerical check (finite differences in float64, eps={0}): largest "
+                           "difference between autograd and numerical gradients {1:.3e}{2} — "
+                           "{3}. Per leaf: {4}.").format(
+                               result.eps, result.max_abs_diff, where, verdict, per)
+
+        self._say(said, "ok" if result.passed else "error")
 
     # -- training step -----------------------------------------------------------------------
 
@@ -1540,14 +1721,19 @@ class GraphPanel(QtWidgets.QWidget):
 
     # -- tasks -------------------------------------------------------------------------------
 
-    def _run_task(self, what: str, fn: Callable[..., Any], done: Callable[[Any], None],
+    def _run_task(self, what: str | Callable[[], str], fn: Callable[..., Any],
+                  done: Callable[[Any], None],
                   failed: Callable[[str], None] | None = None) -> None:
+        """Run ``fn`` in a :class:`Task` with progress (``what``: what it does, or what says it
+        in the current language)."""
         self.cancel_task()
         task = Task(fn, parent=self)
         self._task = task
-        self._busy = what
+        say_what = _fixed(what) if isinstance(what, str) else what
+        self._busy_text = say_what
+        self._busy = say_what()
         self.progress.setValue(0)
-        self.progress.setFormat(what)
+        self.progress.setFormat(self._busy)
         self.progress.show()
         self.cancel_btn.show()
         self._update_controls()
@@ -1569,7 +1755,8 @@ class GraphPanel(QtWidgets.QWidget):
             if failed is not None:
                 failed(msg)
             else:
-                self._say(self.tr("{0} failed: {1}").format(what.rstrip("…"), msg), "error")
+                self._say(lambda: self.tr("{0} failed: {1}").format(
+                    say_what().rstrip("…"), msg), "error")
 
         task.progress.connect(lambda f: self.progress.setValue(int(f * 1000)))
         task.finished.connect(ok)
@@ -1617,6 +1804,11 @@ class GraphPanel(QtWidgets.QWidget):
         """Label of each drawn edge."""
         d = self.view.drawing
         return {} if d is None else dict(zip(d.edge_keys, d.edge_labels, strict=True))
+
+
+def _fixed(text: str) -> Callable[[], str]:
+    """A function that says ``text`` (a message that is the same in every language)."""
+    return lambda: text
 
 
 def _p(text: str) -> str:

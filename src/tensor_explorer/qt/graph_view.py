@@ -40,12 +40,7 @@ MIN_SCALE, MAX_SCALE = 0.01, 8.0
 TEXT_LOD = 0.45  # below this, nodes are drawn without text
 EDGE_LABEL_LOD = 0.6  # below this (or with too many edges in view), no edge labels
 MAX_LABELLED_EDGES = 400
-MIN_READABLE_SCALE = 0.3  # a graph just shown that fits only below this starts at its root
-START_SCALE = 0.8
-# in presentation mode (larger text, for a projector) a graph just shown must also be read
-# from the back of the room: below this on-screen text size (zoom x text scale, 1 = the
-# normal size at 100 %) it starts at a readable zoom on its root instead of fitting whole
-PRESENTATION_MIN_TEXT = 0.9
+SMALL_TEXT = 0.9  # the smallest text of a drawing (node bodies, edge labels) x the base size
 LAYER_ABOVE = 1500  # bigger drawings paint their nodes from one NodeLayer, not one item each
 
 
@@ -113,6 +108,9 @@ def _mix(a: str, b: str, amount: float) -> str:
 # text metrics (measured on the UI thread, used anywhere)
 
 
+_WIDE_FROM = 0x1100  # from Hangul Jamo on, characters are drawn about as wide as a CJK one
+
+
 @dataclass(frozen=True)
 class TextMetrics:
     """Character advances of the title and body fonts, so node sizes can be computed in a
@@ -151,7 +149,7 @@ class TextMetrics:
         if text.isascii():
             return sum([adv.get(c, default) for c in text])
         wide = max(wide, default)
-        return sum([adv.get(c, wide if c >= "\u1100" else default) for c in text])
+        return sum([adv.get(c, wide if ord(c) >= _WIDE_FROM else default) for c in text])
 
     def title_width(self, text: str) -> float:
         return self._width(text, self.title_advance, self.title_default, self.title_wide)
@@ -249,7 +247,7 @@ def compute_drawing(
         sizes[nid] = size
     gap = 28.0 * m.scale
     max_h = max((h for _, h in sizes.values()), default=40.0)
-    row = max_h + 48.0 * m.scale  # room for an edge label between rows, little more
+    row = max_h + m.body_height + 24.0 * m.scale  # room for an edge label between rows
     pos = layout(
         graph,
         node_gap=gap,
@@ -310,9 +308,9 @@ class GraphStyle:
         self.title_font.setPointSizeF(theme.BASE_POINT_SIZE * scale)
         self.title_font.setBold(True)
         self.body_font = QtGui.QFont(base)
-        self.body_font.setPointSizeF(theme.BASE_POINT_SIZE * 0.9 * scale)
+        self.body_font.setPointSizeF(theme.BASE_POINT_SIZE * SMALL_TEXT * scale)
         self.label_font = QtGui.QFont(base)
-        self.label_font.setPointSizeF(theme.BASE_POINT_SIZE * 0.85 * scale)
+        self.label_font.setPointSizeF(theme.BASE_POINT_SIZE * SMALL_TEXT * scale)
         self.metrics = TextMetrics.measure(self.title_font, self.body_font, scale)
         c = QtGui.QColor
         self.text = c(colors.text)
@@ -341,8 +339,13 @@ class GraphStyle:
 
     def text_size(self, zoom: float) -> float:
         """The text's on-screen size at ``zoom`` (1 = normal text at 100 %): what the
-        ``*_LOD`` thresholds and :data:`PRESENTATION_MIN_TEXT` are compared with."""
+        ``*_LOD`` thresholds are compared with."""
         return zoom * self.scale
+
+    def readable_zoom(self) -> float:
+        """The least zoom at which the drawing's smallest text is at least the window's
+        minimum text size (:func:`theme.min_point_size`; larger in presentation mode)."""
+        return theme.min_point_size() / (theme.BASE_POINT_SIZE * SMALL_TEXT * self.scale)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -666,6 +669,11 @@ class GraphView(QtWidgets.QGraphicsView):
         self.setObjectName("GraphView")
         self.setScene(QtWidgets.QGraphicsScene(self))
         self.setDragMode(QtWidgets.QGraphicsView.DragMode.ScrollHandDrag)
+        # no scroll bars: dragging pans, the wheel zooms, Fit shows all; scroll bars that come
+        # and go would change the viewport, which re-fits, which brings them back...
+        off = QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        self.setHorizontalScrollBarPolicy(off)
+        self.setVerticalScrollBarPolicy(off)
         self.setTransformationAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
@@ -679,6 +687,7 @@ class GraphView(QtWidgets.QGraphicsView):
         self.node_layer: NodeLayer | None = None
         self.auto_fit = True
         self._fit_whole = False
+        self._content = QtCore.QRectF()  # the drawing's own extent, without the margin
         self._press: QtCore.QPoint | None = None
         self._selected: Any = None
         self.style_ = self.make_style()
@@ -746,7 +755,8 @@ class GraphView(QtWidgets.QGraphicsView):
             for item in items.values():
                 rect = rect.united(item.sceneBoundingRect())
         self.items_by_key = items
-        m = 30.0 * self.style_.scale
+        self._content = rect  # what fitting shows
+        m = 8.0 * self.style_.scale
         scene.setSceneRect(rect.adjusted(-m, -m, m, m))
         if keep_view and not self.auto_fit:
             self.centerOn(centre)
@@ -803,13 +813,16 @@ class GraphView(QtWidgets.QGraphicsView):
         """Show the whole graph (never magnified beyond ``MAX_FIT_SCALE``); resizing keeps
         fitting until the user zooms or pans.
 
-        ``whole=False`` (a graph just shown): when the whole graph would be too small to read
-        (a deep network), start instead at a readable zoom on the root, at the bottom of the
-        view, where backward starts; the Fit button (``0``) still shows everything.
+        ``whole=False`` (a graph just shown): when the whole graph would draw its text below
+        the window's minimum size (a deep network, a projector), start instead at the least
+        readable zoom on the root, at the bottom of the view, where backward starts; the Fit
+        button (``0``) still shows everything.
         """
-        rect = self.sceneRect()
+        rect = self.sceneRect() if self._content.isEmpty() else self._content
         if rect.isEmpty():
             return
+        pad = 6.0 * self.style_.scale
+        rect = rect.adjusted(-pad, -pad, pad, pad)
         self.resetTransform()
         self.fitInView(rect, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
         s = self.current_scale()
@@ -818,14 +831,14 @@ class GraphView(QtWidgets.QGraphicsView):
             self.resetTransform()
             self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
             self.centerOn(rect.center())
-        elif not whole and root is not None and (
-            s < MIN_READABLE_SCALE
-            or (self.style_.scale > 1.0 and self.style_.text_size(s) < PRESENTATION_MIN_TEXT)
-        ):
+        elif not whole and root is not None and s < self.style_.readable_zoom():
+            start = self.style_.readable_zoom()
             self.resetTransform()
-            self.scale(START_SCALE, START_SCALE)
-            half = self.viewport().height() / 2 / START_SCALE
-            self.centerOn(root.x, root.y + root.h / 2 + 30 * self.style_.scale - half)
+            self.scale(start, start)
+            half = self.viewport().height() / 2 / start
+            # the bottom of the drawing (the root's row) at the bottom of the view: as much
+            # of the graph above it as fits
+            self.centerOn(root.x, max(rect.bottom(), root.y + root.h / 2 + pad) - half)
         self._fit_whole = whole
         self.auto_fit = True
         self.zoomed.emit(self.current_scale())

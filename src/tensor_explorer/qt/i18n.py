@@ -3,19 +3,17 @@
 Every visible string is written in English in the source (``self.tr(...)``,
 ``QCoreApplication.translate(...)``); ``resources/translations/tensor_explorer_zh.ts`` holds
 the Chinese, compiled to ``.qm`` by ``pyside6-lrelease`` (see README). ``install("zh")`` loads it
-together with Qt's own translations (standard dialogs) and picks a CJK-capable font when the
-system has one.
+together with Qt's own translations (standard dialogs) and makes the bundled Chinese face the
+application's font (:mod:`.fonts`).
 """
 
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from ..paths import resources_dir
 
 LANGUAGES = ("en", "zh")
-CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
-                "WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC", "Heiti SC", "SimHei")
 
 _current = "en"
 _translators: list[QtCore.QTranslator] = []
@@ -27,20 +25,6 @@ def current() -> str:
 
 def translations_dir() -> str:
     return str(resources_dir() / "translations")
-
-
-def cjk_font_family() -> str | None:
-    """The first installed CJK-capable font family, or None (then Chinese may show as boxes;
-    install Debian's fonts-noto-cjk)."""
-    families = set(QtGui.QFontDatabase.families())
-    for fam in CJK_FAMILIES:
-        if fam in families:
-            return fam
-    for fam in families:
-        if QtGui.QFontDatabase.WritingSystem.SimplifiedChinese in \
-                QtGui.QFontDatabase.writingSystems(fam):
-            return fam
-    return None
 
 
 def install(lang: str) -> bool:
@@ -55,6 +39,12 @@ def install(lang: str) -> bool:
         app.removeTranslator(tr)
     _translators.clear()
     _current = lang
+    if isinstance(app, QtWidgets.QApplication):
+        from . import theme
+
+        # the bundled face of this language, everywhere: the application font, and the panels
+        # that make fonts of their own from it (they restyle on the theme's change signal)
+        theme.state().apply()
     if lang == "en":
         QtCore.QLocale.setDefault(QtCore.QLocale(QtCore.QLocale.Language.English))
         return True
@@ -70,10 +60,4 @@ def install(lang: str) -> bool:
     if qt_own.load("qtbase_zh_CN", qt_dir):
         app.installTranslator(qt_own)
         _translators.append(qt_own)
-    if isinstance(app, QtWidgets.QApplication):
-        fam = cjk_font_family()
-        if fam:
-            font = app.font()
-            font.setFamilies([font.family(), fam])
-            app.setFont(font)
     return ok

@@ -25,6 +25,8 @@ from .bridge import WorkspaceBridge
 from .workers import Task
 
 CTX = "Inspector"
+#: item data role of a group row's language-independent key ("Memory layout", "statistics"...)
+GROUP_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 #: values with at most this many elements get their statistics synchronously
 SYNC_STATS_LIMIT = 200_000
 
@@ -109,15 +111,28 @@ class InspectorPanel(QtWidgets.QWidget):
         self.title.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.tree = QtWidgets.QTreeWidget()
         self.tree.setColumnCount(2)
-        self.tree.setHeaderLabels([self.tr("fact"), self.tr("value")])
         self.tree.setRootIsDecorated(True)
         self.tree.setAlternatingRowColors(True)
-        self.tree.setUniformRowHeights(True)
+        # a long value (how it was made, a repr) wraps onto more lines instead of ending in
+        # "…"; fact names keep their column as wide as the longest
+        self.tree.setUniformRowHeights(False)
+        self.tree.setWordWrap(True)
+        self.tree.setTextElideMode(QtCore.Qt.TextElideMode.ElideNone)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        # wrapped rows are as tall as their text at the column's width: lay out again when it
+        # changes (a resize, a larger font)
+        header.sectionResized.connect(self._relayout_rows)
+        self.tree.setItemDelegate(WrappingDelegate(self.tree))
         self.progress = QtWidgets.QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
-        self.progress.setFormat(self.tr("statistics %p%"))
         self.progress.hide()
+        #: groups to show collapsed and scroll positions to restore when statistics computed in
+        #: the background arrive after a language switch (see :meth:`retranslate`)
+        self._keep_view: tuple[set[str], tuple[int, int, int]] | None = None
+        self._set_texts()
         self.diagnoses = QtWidgets.QLabel()
         self.diagnoses.setWordWrap(True)
         self.diagnoses.setTextFormat(QtCore.Qt.TextFormat.RichText)
@@ -128,6 +143,7 @@ class InspectorPanel(QtWidgets.QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.diagnoses)
         scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.diagnoses_scroll = scroll
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(self.tree)
         split.addWidget(scroll)
@@ -142,8 +158,49 @@ class InspectorPanel(QtWidgets.QWidget):
         bridge.changed.connect(self._on_changed)
         bridge.renamed.connect(self._on_renamed)
         bridge.removed.connect(self._on_removed)
+        self._built_for: str | None = None  # the value the tree was last built for
         theme.state().changed.connect(self.refresh)
         self._on_selected(self.workspace.selected)
+
+    def _relayout_rows(self, index: int, old: int, new: int) -> None:
+        if index == 1 and old != new:
+            self.tree.doItemsLayout()
+
+    def _set_texts(self) -> None:
+        self.tree.setHeaderLabels([self.tr("fact"), self.tr("value")])
+        self.progress.setFormat(self.tr("statistics %p%"))
+
+    def retranslate(self) -> None:
+        """Show the panel in the language just installed: the same value, with the groups the
+        user collapsed still collapsed and the same scroll positions. Facts are recomputed (the
+        diagnoses and the origin's words depend on the language); nothing runs in the
+        workspace."""
+        self._set_texts()
+        self.refresh()
+
+    def collapsed_groups(self) -> set[str]:
+        """The keys of the groups shown collapsed (for tests and :meth:`retranslate`)."""
+        out = set()
+        for i in range(self.tree.topLevelItemCount()):
+            g = self.tree.topLevelItem(i)
+            if g is not None and not g.isExpanded():
+                out.add(str(g.data(0, GROUP_ROLE)))
+        return out
+
+    def scroll_positions(self) -> tuple[int, int, int]:
+        """The facts' vertical and horizontal scroll positions and the diagnoses' vertical."""
+        return (self.tree.verticalScrollBar().value(), self.tree.horizontalScrollBar().value(),
+                self.diagnoses_scroll.verticalScrollBar().value())
+
+    def _restore_view(self, collapsed: set[str], scroll: tuple[int, int, int]) -> None:
+        for i in range(self.tree.topLevelItemCount()):
+            g = self.tree.topLevelItem(i)
+            if g is not None:
+                g.setExpanded(str(g.data(0, GROUP_ROLE)) not in collapsed)
+        self.tree.doItemsLayout()  # scroll ranges for the new rows, now
+        self.tree.verticalScrollBar().setValue(scroll[0])
+        self.tree.horizontalScrollBar().setValue(scroll[1])
+        self.diagnoses_scroll.verticalScrollBar().setValue(scroll[2])
 
     # -- events --------------------------------------------------------------------------------
 
@@ -156,7 +213,7 @@ class InspectorPanel(QtWidgets.QWidget):
 
     def _on_renamed(self, old: str, new: str) -> None:
         if old == self.name:
-            self.name = new
+            self.name = self._built_for = new
             self.refresh()
 
     def _on_removed(self, name: str) -> None:
@@ -170,7 +227,20 @@ class InspectorPanel(QtWidgets.QWidget):
         self.refresh()
 
     def refresh(self) -> None:
+        """Show the facts of the value again (after a change, a new theme or language); the
+        same value keeps the groups the user collapsed and its scroll positions."""
+        same = self.name is not None and self.name == self._built_for
+        collapsed, scroll = self.collapsed_groups(), self.scroll_positions()
+        self._rebuild()
+        self._built_for = self.name
+        if same:
+            self._restore_view(collapsed, scroll)
+            if self._task is not None:  # statistics still to come: again when they arrive
+                self._keep_view = (collapsed, scroll)
+
+    def _rebuild(self) -> None:
         self._cancel_task()
+        self._keep_view = None
         self.tree.clear()
         self.diagnoses.clear()
         name = self.name
@@ -194,7 +264,7 @@ class InspectorPanel(QtWidgets.QWidget):
         elif isinstance(value, torch.nn.Module):
             self._module_rows(value)
         else:
-            item = self._group(self.tr("Value"))
+            item = self._group(self.tr("Value"), "value")
             try:
                 text = repr(value)
             except Exception as exc:  # e.g. an int too long to print; never break the panel
@@ -203,8 +273,9 @@ class InspectorPanel(QtWidgets.QWidget):
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
 
-    def _group(self, title: str) -> QtWidgets.QTreeWidgetItem:
+    def _group(self, title: str, key: str) -> QtWidgets.QTreeWidgetItem:
         item = QtWidgets.QTreeWidgetItem([title])
+        item.setData(0, GROUP_ROLE, key)
         font = item.font(0)
         font.setBold(True)
         item.setFont(0, font)
@@ -228,7 +299,7 @@ class InspectorPanel(QtWidgets.QWidget):
         if facts.requires_grad or facts.grad_fn or facts.grad:  # autograd facts matter most
             groups = [GROUPS[0], GROUPS[2], GROUPS[1]]
         for title, rows in groups:
-            group = self._group(tr(title))
+            group = self._group(tr(title), title)
             for key, label, tip in rows:
                 if key in ("mapped_file",) and not d[key]:
                     continue
@@ -241,7 +312,7 @@ class InspectorPanel(QtWidgets.QWidget):
                 self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(group))
 
     def _module_rows(self, module: torch.nn.Module) -> None:
-        group = self._group(self.tr("Parameters"))
+        group = self._group(self.tr("Parameters"), "parameters")
         for pname, p in module.named_parameters():
             grad = "—" if p.grad is None else f"norm {float(p.grad.norm()):.4g}"
             self._row(group, pname, f"{tuple(p.shape)} {str(p.dtype).removeprefix('torch.')} "
@@ -253,7 +324,7 @@ class InspectorPanel(QtWidgets.QWidget):
         origin = self.workspace.origin(name)
         if origin is None:
             return
-        group = self._group(self.tr("How it was made"))
+        group = self._group(self.tr("How it was made"), "origin")
         if origin.kind == "set":
             self._row(group, self.tr("source"), self.tr("handed in (file or explore())"), "")
             return
@@ -318,7 +389,7 @@ class InspectorPanel(QtWidgets.QWidget):
         s, diags = result
         if s is not None:
             group = self._group(self.tr("Statistics") + (
-                self.tr(" (of |z|)") if s.of == "magnitude" else ""))
+                self.tr(" (of |z|)") if s.of == "magnitude" else ""), "statistics")
             d = s.to_dict()
             t = theme.current()
             for key, label, tip in STAT_ROWS:
@@ -333,6 +404,9 @@ class InspectorPanel(QtWidgets.QWidget):
                     item.setBackground(1, _brush(color))
             group.setExpanded(True)
         self._show_diagnoses(diags)
+        keep, self._keep_view = self._keep_view, None
+        if keep is not None:  # the language changed while these were computed
+            self._restore_view(*keep)
 
     def _show_diagnoses(self, diags: list[Diagnosis]) -> None:
         t = theme.current()
@@ -362,6 +436,28 @@ class InspectorPanel(QtWidgets.QWidget):
                 if key:
                     out[str(key)] = c.text(1)
         return out
+
+
+class WrappingDelegate(QtWidgets.QStyledItemDelegate):
+    """Rows as tall as their wrapped text at the column's current width (QTreeView itself
+    asks its delegate for a row's height without saying how wide the column is)."""
+
+    def __init__(self, view: QtWidgets.QTreeView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def sizeHint(self, option: QtWidgets.QStyleOptionViewItem,
+                 index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> QtCore.QSize:
+        hint = super().sizeHint(option, index)
+        if index.column() == 0 or not self.view.wordWrap():
+            return hint
+        opt = QtWidgets.QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.rect = QtCore.QRect(0, 0, self.view.header().sectionSize(index.column()), 1 << 16)
+        style = self.view.style()
+        wrapped = style.sizeFromContents(QtWidgets.QStyle.ContentsType.CT_ItemViewItem, opt,
+                                         QtCore.QSize(), self.view)
+        return QtCore.QSize(hint.width(), max(hint.height(), wrapped.height()))
 
 
 def _brush(color: str) -> Any:

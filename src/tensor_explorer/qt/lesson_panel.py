@@ -24,12 +24,59 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import lessons as core
 from ..core.runner import ProgramError
-from . import i18n, theme
+from . import fonts, i18n, theme
 from .bridge import WorkspaceBridge
 from .run_controller import RunController
 
 #: how much larger than the interface the lesson text is (it is read from the back of a room)
 PROSE_SCALE = 1.25
+
+
+class StepCombo(QtWidgets.QComboBox):
+    """The step chooser: closed, it says where the lesson is ("Step 3 of 6", which always
+    fits); open, it lists every step's full title (the list is as wide as the longest)."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = "{0} / {1}"  # "Step {0} of {1}" in the window's language
+        self.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+
+    def shown_text(self) -> str:
+        if self.currentIndex() < 0:
+            return ""
+        return self.summary.format(self.currentIndex() + 1, self.count())
+
+    def _size_for(self, text: str) -> QtCore.QSize:
+        opt = QtWidgets.QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        fm = self.fontMetrics()
+        content = QtCore.QSize(fm.horizontalAdvance(text) + 4, fm.height())
+        return self.style().sizeFromContents(
+            QtWidgets.QStyle.ContentsType.CT_ComboBox, opt, content, self)
+
+    def sizeHint(self) -> QtCore.QSize:
+        n = max(self.count(), 1)
+        return self._size_for(self.summary.format(n, n))
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return self.sizeHint()
+
+    def showPopup(self) -> None:
+        view = self.view()
+        fm = view.fontMetrics()
+        widest = max((fm.horizontalAdvance(self.itemText(i)) for i in range(self.count())),
+                     default=0)
+        view.setMinimumWidth(widest + 4 * fm.averageCharWidth()
+                             + view.verticalScrollBar().sizeHint().width())
+        super().showPopup()
+
+    def paintEvent(self, e: QtGui.QPaintEvent) -> None:
+        painter = QtWidgets.QStylePainter(self)
+        opt = QtWidgets.QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        opt.currentText = self.shown_text()
+        painter.drawComplexControl(QtWidgets.QStyle.ComplexControl.CC_ComboBox, opt)
+        painter.drawControl(QtWidgets.QStyle.ControlElement.CE_ComboBoxLabel, opt)
 
 
 @dataclass(frozen=True)
@@ -74,6 +121,8 @@ class LessonPanel(QtWidgets.QWidget):
         self._pending: core.Step | None = None  # the step whose code is running
         self._deferred: int | None = None  # a step asked for while something was running
         self._replay_failures: list[core.StepResult] = []
+        #: the message shown instead of a step (its title, re-translated; its detail), if any
+        self._message: tuple[Callable[[], str], str] | None = None
         self._build()
         runner.finished.connect(self._run_finished)
         runner.failed.connect(self._run_failed)
@@ -92,21 +141,16 @@ class LessonPanel(QtWidgets.QWidget):
             QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.lesson_combo.setMinimumContentsLength(12)
         self.lesson_combo.activated.connect(self._lesson_chosen)
-        self.step_combo = QtWidgets.QComboBox()
+        self.step_combo = StepCombo()
         self.step_combo.setObjectName("stepCombo")
-        self.step_combo.setSizeAdjustPolicy(
-            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.step_combo.setMinimumContentsLength(8)
         self.step_combo.activated.connect(lambda index: self.go_to(index + 1))
-        self.prev_button = QtWidgets.QPushButton(self.tr("◀ Previous"))
-        self.prev_button.setToolTip(self.tr("Previous step (PageUp, Alt+Left)"))
+        self.prev_button = QtWidgets.QPushButton()
         self.prev_button.clicked.connect(self.previous_step)
-        self.next_button = QtWidgets.QPushButton(self.tr("Next ▶"))
-        self.next_button.setToolTip(self.tr("Next step (PageDown, Alt+Right)"))
+        self.next_button = QtWidgets.QPushButton()
         self.next_button.clicked.connect(self.next_step)
-        self.reset_button = QtWidgets.QPushButton(self.tr("Reset"))
-        self.reset_button.setToolTip(self.tr("Clear the workspace and start the lesson again"))
+        self.reset_button = QtWidgets.QPushButton()
         self.reset_button.clicked.connect(self.reset)
+        self._set_texts()
         self.progress = QtWidgets.QLabel()
         self.progress.setObjectName("lessonProgress")
         self.title = QtWidgets.QLabel()
@@ -150,6 +194,59 @@ class LessonPanel(QtWidgets.QWidget):
             shortcut.setContext(window)
             shortcut.activated.connect(slot)
 
+    def _set_texts(self) -> None:
+        """The buttons' labels and tool tips in the current language."""
+        self.prev_button.setText(self.tr("◀ Previous"))
+        self.prev_button.setToolTip(self.tr("Previous step (PageUp, Alt+Left)"))
+        self.next_button.setText(self.tr("Next ▶"))
+        self.next_button.setToolTip(self.tr("Next step (PageDown, Alt+Right)"))
+        self.reset_button.setText(self.tr("Reset"))
+        self.reset_button.setToolTip(self.tr("Clear the workspace and start the lesson again"))
+
+    def retranslate(self) -> None:
+        """Show everything in the language just installed, running nothing: the same lesson in
+        that language (when it has it), at the same step and position, with the same check
+        results; the lesson and step choosers keep their entries selected."""
+        self._set_texts()
+        self._switch_lesson_language()
+        self._fill_lessons()
+        step_index = self.step_combo.currentIndex()
+        self._fill_steps()
+        self.step_combo.blockSignals(True)
+        self.step_combo.setCurrentIndex(step_index)
+        self.step_combo.blockSignals(False)
+        bar = self.prose.verticalScrollBar()
+        fraction = bar.value() / bar.maximum() if bar.maximum() > 0 else 0.0
+        if self._message is not None:
+            self._show_message(*self._message)
+        elif self.lesson is not None and self.current:
+            self._render()  # title, prose, step chooser, checks
+            if fraction:  # the same place in the other language's prose, roughly
+                self.prose.document().documentLayout().documentSize()  # lays it out: bar range
+                bar.setValue(round(fraction * bar.maximum()))
+        if self._pending is not None:
+            self._show_running(self._pending)  # "Running step N…"
+        else:
+            self._update_controls()
+
+    def _switch_lesson_language(self) -> None:
+        """Load the open lesson in the current language (the same steps: its code and
+        directives are identical in every language); keep it as it is if that fails."""
+        if self.lesson is None or self.source is None:
+            return
+        lang = i18n.current()
+        if self.lesson.language == lang:
+            return
+        try:
+            lesson = core.load_lesson(self.source, lang)
+        except core.LessonError:
+            return  # the file went away or broke: keep showing what was read
+        if len(lesson.steps) != len(self.lesson.steps):
+            return  # not the same lesson step by step: the position would mean something else
+        self.lesson = lesson
+        if self._pending is not None:  # the step now running, as the new language has it
+            self._pending = lesson.step(self._pending.number)
+
     def _fill_lessons(self) -> None:
         lang = i18n.current()
         self.lesson_combo.blockSignals(True)
@@ -158,7 +255,8 @@ class LessonPanel(QtWidgets.QWidget):
             infos = core.list_lessons()
         except core.LessonError as exc:
             infos = []
-            self._show_message(self.tr("The shipped lessons could not be read"), str(exc))
+            self._show_message(lambda: self.tr("The shipped lessons could not be read"),
+                               str(exc))
         for info in infos:
             self.lesson_combo.addItem(info.titles.get(lang, info.title), info.name)
         if self.source is not None and self.lesson_combo.findData(self.source) < 0:
@@ -194,7 +292,7 @@ class LessonPanel(QtWidgets.QWidget):
         try:
             lesson = core.load_lesson(source, i18n.current())
         except core.LessonError as exc:
-            self._show_message(self.tr("This lesson cannot be opened"), str(exc))
+            self._show_message(lambda: self.tr("This lesson cannot be opened"), str(exc))
             return False
         self.lesson = lesson
         self.source = str(source)
@@ -235,7 +333,9 @@ class LessonPanel(QtWidgets.QWidget):
         if self.lesson is not None:
             for step in self.lesson.steps:
                 self.step_combo.addItem(f"{step.number}. {step.title}")
+        self.step_combo.summary = self.tr("Step {0} of {1}")
         self.step_combo.blockSignals(False)
+        self.step_combo.updateGeometry()
 
     # -- state for the window ------------------------------------------------------------------
 
@@ -421,10 +521,14 @@ class LessonPanel(QtWidgets.QWidget):
 
     def _show_running(self, step: core.Step) -> None:
         self.progress.setText(self.tr("Running step {0}…").format(step.number))
+        self.progress.show()
         self._update_controls()
 
-    def _show_message(self, title: str, message: str) -> None:
-        self.title.setText(title)
+    def _show_message(self, title: Callable[[], str], message: str) -> None:
+        """Show a message instead of a step: ``title()`` gives its title in the current
+        language (called again by :meth:`retranslate`)."""
+        self._message = (title, message)
+        self.title.setText(title())
         self.prose.setHtml(f"<p>{html.escape(message)}</p>")
         self.checks.clear()
 
@@ -433,6 +537,7 @@ class LessonPanel(QtWidgets.QWidget):
         if lesson is None or not self.current:
             return
         step = lesson.step(self.current)
+        self._message = None
         self.title.setText(f"{step.number}. {step.title}")
         parts = []
         if step.number == 1 and lesson.intro:
@@ -451,7 +556,6 @@ class LessonPanel(QtWidgets.QWidget):
         line of code fits), on a tinted background; inline code in the accent colour."""
         doc = self.prose.document()
         t = theme.current()
-        mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         size = doc.defaultFont().pointSizeF()
         cursor = QtGui.QTextCursor(doc)
         block = doc.begin()
@@ -461,6 +565,7 @@ class LessonPanel(QtWidgets.QWidget):
             if in_block:
                 fmt = block.blockFormat()
                 fmt.setBackground(QtGui.QColor(t.alt_base))
+                fmt.setNonBreakableLines(False)  # a long line wraps: never cut off at the edge
                 cursor.setPosition(block.position())
                 cursor.setBlockFormat(fmt)
             it = block.begin()
@@ -468,9 +573,11 @@ class LessonPanel(QtWidgets.QWidget):
                 frag = it.fragment()
                 if frag.isValid() and (in_block or frag.charFormat().fontFixedPitch()):
                     char = QtGui.QTextCharFormat()
-                    char.setFontFamilies([mono.family()])
-                    char.setFontFixedPitch(True)
-                    char.setFontPointSize(size * (0.8 if in_block else 0.95))
+                    # the whole font (families, pitch, hinting), not just a family name: the
+                    # Markdown reader names the system's fixed font, which must not win
+                    char.setFont(fonts.mono_font(size * (0.8 if in_block else 0.95)),
+                                 QtGui.QTextCharFormat.FontPropertiesInheritanceBehavior
+                                 .FontPropertiesAll)
                     if not in_block:
                         char.setForeground(QtGui.QColor(t.accent))
                     cursor.setPosition(frag.position())
@@ -537,13 +644,14 @@ class LessonPanel(QtWidgets.QWidget):
         self.step_combo.setEnabled(has)
         if not has:
             self.progress.setText(self.tr("Choose a lesson."))
-            return
-        if self._pending is not None:
-            return  # "Running step N…" stays
-        if self.current:
+        elif self._pending is not None:
+            pass  # "Running step N…" stays
+        elif self.current:
             self.progress.setText(self.tr("Step {0} of {1}").format(self.current, n))
         else:
             self.progress.setText(self.tr("{0} steps").format(n))
+        # the step chooser says "Step 3 of 6" already: the line shows only other news
+        self.progress.setVisible(self.progress.text() != self.step_combo.shown_text())
 
     # -- for tests and screenshots -------------------------------------------------------------
 

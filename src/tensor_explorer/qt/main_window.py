@@ -26,6 +26,16 @@ from ..core.workspace import Workspace
 from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .console_panel import ConsolePanel
+from .docks import (
+    LAYOUT_VERSION,
+    PANELS,
+    DockTitleBar,
+    PanelFrame,
+    Stage,
+    default_state,
+    restore,
+    side_state,
+)
 from .inspector_panel import InspectorPanel
 from .lesson_panel import LessonPanel
 from .run_controller import RunController
@@ -39,74 +49,8 @@ if TYPE_CHECKING:
 
 #: panels built only when first shown or used (start-up builds what is visible)
 LAZY = ("build", "memory", "graph", "code")
-PANELS = ("lesson", "workspace", "build", "inspector", "values", "memory", "graph", "console",
-          "code")
 OPENABLE = ("*.npy", "*.npz", "*.py", "*.md", "*.txs")
 MAX_RECENT = 8
-LAYOUT_VERSION = 2  # layouts saved before the lesson dock existed are not restored
-
-
-_STATES: dict[str, QtCore.QByteArray] = {}
-
-
-def _layout_state(key: str, arrange: Callable[[QtWidgets.QMainWindow, dict[str, Any]], None]
-                  ) -> QtCore.QByteArray:
-    """A dock layout, built once in a hidden template window and kept as a saved state.
-
-    Restoring a state into the real window (instead of tabifying its docks directly) avoids the
-    stray tab bars Qt 6 leaves behind when tabified docks are rearranged.
-    """
-    if key not in _STATES:
-        tpl = QtWidgets.QMainWindow()
-        tpl.setCentralWidget(None)  # type: ignore[arg-type]  # PySide6 stub: Qt accepts None
-        tpl.setDockNestingEnabled(True)
-        corner, area = QtCore.Qt.Corner, QtCore.Qt.DockWidgetArea
-        tpl.setCorner(corner.BottomLeftCorner, area.LeftDockWidgetArea)
-        tpl.setCorner(corner.TopLeftCorner, area.LeftDockWidgetArea)
-        docks = {}
-        for name in PANELS:
-            dock = QtWidgets.QDockWidget(name, tpl)
-            dock.setObjectName(f"dock-{name}")
-            docks[name] = dock
-        arrange(tpl, docks)
-        _STATES[key] = tpl.saveState(LAYOUT_VERSION)
-        tpl.deleteLater()
-    return _STATES[key]
-
-
-def default_state() -> QtCore.QByteArray:
-    """The default dock layout: workspace/build/lesson over inspector on the left (full
-    height); values/memory/graph tabbed on the right; code bar/code tabbed below them."""
-
-    def arrange(tpl: QtWidgets.QMainWindow, docks: dict[str, Any]) -> None:
-        area = QtCore.Qt.DockWidgetArea
-        tpl.addDockWidget(area.LeftDockWidgetArea, docks["workspace"])
-        tpl.addDockWidget(area.RightDockWidgetArea, docks["values"])
-        tpl.splitDockWidget(docks["workspace"], docks["inspector"], QtCore.Qt.Orientation.Vertical)
-        for left in ("build", "lesson"):
-            tpl.tabifyDockWidget(docks["workspace"], docks[left])
-        for right in ("memory", "graph"):
-            tpl.tabifyDockWidget(docks["values"], docks[right])
-        tpl.addDockWidget(area.BottomDockWidgetArea, docks["console"])
-        tpl.tabifyDockWidget(docks["console"], docks["code"])
-        for name in ("workspace", "values", "console"):
-            docks[name].raise_()
-
-    return _layout_state("default", arrange)
-
-
-def lesson_state() -> QtCore.QByteArray:
-    """The lesson layout: the lesson on the left, every other panel tabbed on the right."""
-
-    def arrange(tpl: QtWidgets.QMainWindow, docks: dict[str, Any]) -> None:
-        area = QtCore.Qt.DockWidgetArea
-        tpl.addDockWidget(area.LeftDockWidgetArea, docks["lesson"])
-        tpl.addDockWidget(area.RightDockWidgetArea, docks["values"])
-        for name in ("memory", "graph", "inspector", "workspace", "console", "build", "code"):
-            tpl.tabifyDockWidget(docks["values"], docks[name])
-        docks["values"].raise_()
-
-    return _layout_state("lesson", arrange)
 
 
 def literal(value: Any) -> str:
@@ -145,6 +89,9 @@ class ValuesDock(QtWidgets.QWidget):
         bridge.removed.connect(self._reshow)
         bridge.renamed.connect(self._reshow)
         self.show_selected()
+
+    def retranslate(self) -> None:
+        self.panel.retranslate()
 
     def _write(self, name: str | None, index: tuple[int, ...], new: Any) -> None:
         if name is None or name not in self.bridge.workspace:
@@ -243,6 +190,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.bridge.modified.connect(self._update_status)
         self.resize(1280, 800)
         self._restore_layout()
+        if theme.state().presentation:
+            self.stage.enter()
         self._update_status()
 
     # -- settings ------------------------------------------------------------------------------
@@ -271,8 +220,10 @@ class MainWindow(QtWidgets.QMainWindow):
             self._restored = self.restore_layout_state(state)
 
     def save_layout(self) -> None:
+        """Remember geometry and docks (the normal arrangement, also in presentation mode)."""
+        normal = self.stage.saved_state() if self.stage.active else None
         self._store("geometry", self.saveGeometry())
-        self._store("window_state", self.saveState(LAYOUT_VERSION))
+        self._store("window_state", normal or self.saveState(LAYOUT_VERSION))
         self._store("layout_version", LAYOUT_VERSION)
 
     def recent_files(self) -> list[str]:
@@ -293,40 +244,14 @@ class MainWindow(QtWidgets.QMainWindow):
     # -- building the UI -----------------------------------------------------------------------
 
     def _build_ui(self) -> None:
-        """(Re)create panels, docks, menus and toolbar; used again after a language change."""
-        state = self.saveState(LAYOUT_VERSION) if self.docks else None
-        for dock in self.docks.values():
-            self.removeDockWidget(dock)
-            dock.deleteLater()
-        self.docks.clear()
-        self.panels.clear()
-        # A rebuild (language change) must not leave the old menus and actions behind: they
-        # would pile up and their shortcuts (Ctrl+Enter...) would become ambiguous and point at
-        # deleted panels.
-        for action in self.actions():
-            self.removeAction(action)
-        self.menuBar().clear()
-        direct = QtCore.Qt.FindChildOption.FindDirectChildrenOnly
-        for menu in self.menuBar().findChildren(QtWidgets.QMenu, options=direct):
-            menu.deleteLater()
-        self._actions_owner.deleteLater()
-        self._actions_owner = QtCore.QObject(self)
-        for tb in self.findChildren(QtWidgets.QToolBar):
-            self.removeToolBar(tb)
-            tb.deleteLater()
+        """Create the docks (each with its panel, or a placeholder until first shown), then the
+        menus and toolbar. Built once: a language switch re-translates in place
+        (:meth:`retranslate`), so no dock, selection, output or lesson step is lost."""
         # docks only: every panel can move, float and tab
         self.setCentralWidget(None)  # type: ignore[arg-type]  # PySide6 stub: Qt accepts None
         corner, dock_area = QtCore.Qt.Corner, QtCore.Qt.DockWidgetArea
         self.setCorner(corner.BottomLeftCorner, dock_area.LeftDockWidgetArea)
         self.setCorner(corner.TopLeftCorner, dock_area.LeftDockWidgetArea)
-        titles = {
-            "lesson": self.tr("Lesson"),
-            "workspace": self.tr("Workspace"), "build": self.tr("Build"),
-            "inspector": self.tr("Inspector"), "values": self.tr("Values"),
-            "memory": self.tr("Memory"), "graph": self.tr("Autograd graph"),
-            "console": self.tr("Code bar · output"),
-            "code": self.tr("Code"),
-        }
         self._factories = {
             "lesson": lambda: LessonPanel(self.bridge, self.runner, self.show_panel),
             "workspace": lambda: WorkspacePanel(self.bridge, self.runner),
@@ -339,29 +264,84 @@ class MainWindow(QtWidgets.QMainWindow):
             "code": _lazy_factory("code_panel", "CodePanel", self.bridge),
         }
         for name in PANELS:
-            dock = QtWidgets.QDockWidget(titles[name], self)
+            dock = QtWidgets.QDockWidget(self)
             dock.setObjectName(f"dock-{name}")
+            dock.setTitleBarWidget(DockTitleBar(dock))
             self.docks[name] = dock
             if name in LAZY:
                 dock.setWidget(QtWidgets.QWidget())  # until first shown
                 dock.visibilityChanged.connect(functools.partial(self._dock_shown, name))
             else:
                 self._make_panel(name)
+        self._title_docks()
         # Docks are placed by restoring a layout (built in a template window): tabifying docks
         # directly leaves stray tab bars behind in Qt 6, restoring a state does not.
+        self.main_toolbar = QtWidgets.QToolBar()
+        self.main_toolbar.setObjectName("toolbar-main")
+        self.main_toolbar.setMovable(False)
+        self.main_toolbar.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.addToolBar(self.main_toolbar)
+        # presentation mode's arrangement; its bar of panel buttons on the next line
+        self.stage = Stage(self, self.docks, self._left_panel, self.show_panel)
         self.restoreState(default_state(), LAYOUT_VERSION)
         self._sized = False
+        self.stage.retitle(self.dock_titles())
+        self._build_menus()
+
+    def dock_titles(self) -> dict[str, str]:
+        """Each panel's title in the current language."""
+        return {
+            "lesson": self.tr("Lesson"),
+            "workspace": self.tr("Workspace"), "build": self.tr("Build"),
+            "inspector": self.tr("Inspector"), "values": self.tr("Values"),
+            "memory": self.tr("Memory"), "graph": self.tr("Autograd graph"),
+            "console": self.tr("Code bar · output"),
+            "code": self.tr("Code"),
+        }
+
+    def _title_docks(self) -> None:
+        titles = self.dock_titles()
+        for name, title in titles.items():
+            self.docks[name].setWindowTitle(title)
+            for bar in self.docks[name].findChildren(DockTitleBar):  # also while put aside
+                bar.retranslate()
+        if hasattr(self, "stage"):
+            self.stage.retitle(titles)
+
+    def _build_menus(self) -> None:
+        """(Re)create menus, toolbar and the window's actions in the current language."""
+        # A rebuild must not leave the old menus and actions behind: they would pile up and
+        # their shortcuts (Ctrl+Enter...) would become ambiguous.
+        for action in self.actions():
+            if action.parent() is self._actions_owner:  # (the stage's panel actions stay)
+                self.removeAction(action)
+        self.menuBar().clear()
+        direct = QtCore.Qt.FindChildOption.FindDirectChildrenOnly
+        for menu in self.menuBar().findChildren(QtWidgets.QMenu, options=direct):
+            menu.deleteLater()
+        self._actions_owner.deleteLater()
+        self._actions_owner = QtCore.QObject(self)
         self._build_actions()
-        if state is not None:
-            self.restoreState(state, LAYOUT_VERSION)
+
+    def retranslate(self) -> None:
+        """Show every text in the language just installed, keeping everything else: docks
+        where they are (shown or hidden), panels and their state, the output, the lesson."""
+        busy = self.runner.busy
+        self._title_docks()
+        self._build_menus()
+        self._busy_changed(busy)
+        for panel in list(self.panels.values()):
+            retranslate = getattr(panel, "retranslate", None)
+            if callable(retranslate):
+                retranslate()
+        self._update_status()
 
     def _make_panel(self, name: str) -> QtWidgets.QWidget:
         """Build panel ``name`` and put it into its dock (see :class:`PanelMap`)."""
         panel = self._factories[name]()
-        panel.setMinimumSize(120, 60)  # the window can shrink (small screens, screenshots)
         dock = self.docks[name]
         placeholder = dock.widget()
-        dock.setWidget(panel)
+        dock.setWidget(PanelFrame(panel))  # scrolls when the dock is short: nothing squeezed
         if placeholder is not None:
             placeholder.deleteLater()
         self.panels[name] = panel
@@ -471,10 +451,9 @@ class MainWindow(QtWidgets.QMainWindow):
         help_menu.addAction(self._action(self.tr("Keyboard shortcuts"), self.show_shortcuts,
                                          "F1"))
         help_menu.addAction(self._action(self.tr("About Tensor Explorer"), self.show_about))
-        tb = self.addToolBar(self.tr("Main"))
-        tb.setObjectName("toolbar-main")
-        tb.setMovable(False)
-        tb.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextOnly)
+        tb = self.main_toolbar
+        tb.clear()  # the same bar, where it was: only its actions are new
+        tb.setWindowTitle(self.tr("Main"))
         for a in (self.open_action, self.run_action, self.stop_action, self.present_action,
                   self.dark_action):
             tb.addAction(a)
@@ -504,63 +483,82 @@ class MainWindow(QtWidgets.QMainWindow):
         self.set_presentation(on)
 
     def set_presentation(self, on: bool) -> None:
-        theme.state().apply(scale=theme.PRESENTATION_SCALE if on else 1.0)
+        """Presentation mode: text 1.6× larger and the docks rearranged for a projector (the
+        left panel and one panel on a stage, see :mod:`.docks`); off again restores the docks
+        exactly as they were."""
+        if on and not self.stage.active:
+            normal = self.saveState(LAYOUT_VERSION)
+            theme.state().apply(scale=theme.PRESENTATION_SCALE)
+            self.stage.enter(normal)
+        elif not on and self.stage.active:
+            saved = self.stage.leave()
+            theme.state().apply(scale=1.0)
+            if saved is not None:
+                self.restore_layout_state(saved)
+                if saved is side_state("lesson"):
+                    self._size_side_layout()
+                elif saved is default_state():
+                    self.apply_default_sizes()
+        else:
+            theme.state().apply(scale=theme.PRESENTATION_SCALE if on else 1.0)
         self.present_action.setChecked(on)
         self._store("presentation", "true" if on else "false")
 
+    def _left_panel(self) -> str:
+        """The panel presentation mode keeps on the left: the lesson when one is open."""
+        panel = self.panels.get("lesson")
+        has_lesson = isinstance(panel, LessonPanel) and panel.state() is not None
+        return "lesson" if has_lesson else "workspace"
+
     def set_language(self, lang: str) -> None:
+        """Switch the interface language in place (nothing is rebuilt or lost)."""
         if lang == i18n.current():
             return
         i18n.install(lang)
         self._store("language", lang)
-        selected = self.workspace.selected
-        panel = self.panels["lesson"]
-        assert isinstance(panel, LessonPanel)
-        lesson = panel.state()
-        self._build_ui()
-        panel = self.panels["lesson"]
-        assert isinstance(panel, LessonPanel)
-        panel.restore(lesson)
-        if selected is not None and selected in self.workspace:
-            self.workspace.selected = selected
-        self._update_status()
+        self.retranslate()
 
     def reset_layout(self) -> None:
-        """Put every dock back where the default layout has it (nothing is rebuilt)."""
+        """Put every dock back where the default layout has it (nothing is rebuilt); in
+        presentation mode, arrange the stage afresh (leaving it gives the default layout)."""
         for dock in self.docks.values():
             dock.setFloating(False)
             dock.show()
+        if self.stage.active:
+            self.stage.enter(default_state())
+            return
         self.restore_layout_state(default_state())
         self.apply_default_sizes()
 
     # -- lessons -------------------------------------------------------------------------------
 
     def show_panel(self, name: str) -> None:
-        """Bring panel ``name`` to the front (a lesson step asks for its panel)."""
+        """Bring panel ``name`` to the front (a lesson step asks for its panel); in
+        presentation mode, onto the stage."""
         dock = self.docks.get(name)
-        if dock is not None:
+        if dock is None:
+            return
+        if self.stage.active:
+            self.stage.show(name)
+        else:
             dock.show()
             dock.raise_()
 
     def restore_layout_state(self, state: QtCore.QByteArray) -> bool:
-        """``restoreState`` without the stray tab bars Qt 6 leaves behind when docks that were
-        already tabbed are rearranged: a tab bar whose tabs do not match a current tab group is
-        hidden."""
-        ok = self.restoreState(state, LAYOUT_VERSION)
-        by_title = {d.windowTitle(): d for d in self.docks.values()}
-        for bar in self.findChildren(QtWidgets.QTabBar):
-            if bar.parent() is not self or not bar.isVisibleTo(self):
-                continue
-            dock = by_title.get(bar.tabText(bar.currentIndex()))
-            group = 1 + len(self.tabifiedDockWidgets(dock)) if dock is not None else -1
-            if dock is None or dock.isFloating() or group != bar.count():
-                bar.hide()
-        return ok
+        """``restoreState`` without Qt 6's stray tab bars (see :func:`.docks.restore`)."""
+        return restore(self, state)
 
     def use_lesson_layout(self) -> None:
         """Lesson on the left (full height), every other panel tabbed on the right, also full
-        height: the projector layout, where the panel a step shows gets all the room."""
-        self.restore_layout_state(lesson_state())
+        height, so the panel a step shows gets all the room. In presentation mode the stage is
+        arranged around the lesson, and this layout is the one leaving it gives."""
+        if self.stage.active:
+            self.stage.enter(side_state("lesson"))
+            return
+        self.restore_layout_state(side_state("lesson"))
+        self._size_side_layout()
+
+    def _size_side_layout(self) -> None:
         w = max(self.width(), 800)
         self.resizeDocks([self.docks["lesson"], self.docks["values"]],
                          [int(w * 0.36), int(w * 0.64)], QtCore.Qt.Orientation.Horizontal)

@@ -25,6 +25,7 @@ workspace: connect ``ValuesPanel.edited`` to :meth:`MemoryPanel.value_written`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -89,7 +90,18 @@ class _View(QtWidgets.QGraphicsView):
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
-            self.panel.redraw()  # only the width changes the drawing; cheap (visible parts)
+            # only the width changes the drawing; cheap (visible parts); what is lit stays lit
+            self.panel.redraw_keeping_view()
+
+
+_BREAK_AFTER = re.compile(r"([._(,=])(?=\S)")
+
+
+def breakable(text: str) -> str:
+    """``text`` with places a cell may wrap inside code (``torch.from_numpy(array),``): a
+    zero-width space after dots, brackets and commas, so a narrow column wraps the code instead
+    of cutting it off at the edge. Drawn as nothing; for the table's display only."""
+    return _BREAK_AFTER.sub("\\1\u200b", text)
 
 
 class MemoryPanel(QtWidgets.QWidget):
@@ -121,6 +133,12 @@ class MemoryPanel(QtWidgets.QWidget):
         self._bytes_items: dict[int, BytesItem] = {}
         self._lit: dict[str, list[tuple[int, ...]]] = {}
         self._hover_pos: QtCore.QPointF | None = None
+        # what hover_element / _hover_bytes lit last: ("element", name, index) or
+        # ("bytes", name, byte, strip number); None when nothing is lit
+        self._hovered: tuple[object, ...] | None = None
+        self._failure: str | None = None  # the message of a failed drawing, while shown
+        self._model_lang = i18n.current()  # the language of the model's "why" sentences
+        self._task_lang = self._model_lang  # that of the model being computed
         self._user_split = False
 
         self.legend = QtWidgets.QLabel()
@@ -136,7 +154,16 @@ class MemoryPanel(QtWidgets.QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # names, kind and bytes as wide as their longest text (at any text size), the "why"
+        # column takes the rest and wraps; rows as tall as their text
+        header = self.table.horizontalHeader()
+        for column in range(4):
+            header.setSectionResizeMode(column,
+                                        QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.verticalHeader().setSectionResizeMode(
+            QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideNone)
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.itemSelectionChanged.connect(self._row_selected)
         self.note = QtWidgets.QLabel()
@@ -170,7 +197,8 @@ class MemoryPanel(QtWidgets.QWidget):
         bridge.modified.connect(self.refresh)
         bridge.changed.connect(self._note_changed)
         theme.state().changed.connect(self._restyle)
-        self._retranslate()
+        self._set_texts()
+        self._set_info(None)
         self._restyle()
         self.refresh()
 
@@ -203,7 +231,8 @@ class MemoryPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ texts
 
-    def _retranslate(self) -> None:
+    def _set_texts(self) -> None:
+        """The static texts (legend, list title, column headers) in the current language."""
         self.legend.setText(self.tr(
             "Grey strip = one block of memory. Rows = values, drawn on the bytes they read. "
             "Same strip = shared memory. Hover a cell."))
@@ -218,7 +247,69 @@ class MemoryPanel(QtWidgets.QWidget):
         self.table.setHorizontalHeaderLabels(
             [self.tr("a"), self.tr("b"), self.tr("relation"), self.tr("shared bytes"),
              self.tr("why")])
-        self._set_info(None)
+
+    def retranslate(self) -> None:
+        """Show every text in the language just installed, in place: the model is not
+        recomputed, and the relation list's selection and scroll, the drawing's zoom and scroll
+        and what is lit are kept."""
+        self._set_texts()
+        self._model_lang = self._translate_whys(self.model, self._model_lang)
+        self._table_texts()
+        self._set_note()
+        for c in (2, 3):  # the columns whose texts changed width (a, b are names; why stretches)
+            self.table.resizeColumnToContents(c)
+        self.table.resizeRowsToContents()
+        self._fit_split()
+        if self._failure is not None:
+            self._draw_failure()
+        elif self._ready or self.model.strips:  # not before the first model is drawn
+            hovered = self._hovered
+            self.redraw_keeping_view()
+            if hovered is None and self._hover_pos is None:
+                self._set_info(None)
+        elif self._hover_pos is None:
+            self._set_info(None)
+
+    def redraw_keeping_view(self) -> None:
+        """Draw again (new language, colours or text size) with the same scroll position and
+        the same elements lit."""
+        bar = self.view.verticalScrollBar()
+        top, old_max = bar.value(), bar.maximum()
+        hovered = self._hovered
+        self.redraw()
+        # the same place: the same offset, or the same fraction when the drawing's height
+        # changed (another language's font, presentation mode)
+        bar.setValue(top if bar.maximum() == old_max or not old_max
+                     else round(top / old_max * bar.maximum()))
+        if self._hover_pos is None and hovered is not None:
+            self._rehover(hovered)
+
+    def _whys(self) -> dict[str, str]:
+        """For each workspace value made by a call that shares (or copies) memory, the
+        sentence that says so, in the current language."""
+        ws = self.bridge.workspace
+        whys: dict[str, str] = {}
+        for name in ws.names():
+            origin = ws.origin(name)
+            if origin is not None and origin.call:
+                reason = memory.sharing_reason(name, origin.call, lang=i18n.current())
+                if reason:
+                    whys[name] = reason.replace("`", "")
+        return whys
+
+    def _translate_whys(self, model: MemoryModel, lang: str) -> str:
+        """Put ``model``'s "why" sentences, written in ``lang``, into the current language;
+        returns the current language."""
+        now = i18n.current()
+        if lang == now:
+            return now
+        whys = self._whys()
+        model.whys = {n: whys.get(n, w) for n, w in model.whys.items()}
+        for strip in model.strips:
+            for lane in strip.lanes:
+                if lane.why is not None:
+                    lane.why = whys.get(lane.name, lane.why)
+        return now
 
     def kind_text(self, kind: str) -> str:
         """The relation kind in words a learner reads."""
@@ -253,15 +344,9 @@ class MemoryPanel(QtWidgets.QWidget):
         if self._task is not None and self._task.running:
             self._dirty = True
             return
-        ws = self.bridge.workspace
-        items = [(n, v) for n, v in ws.items()]
-        whys: dict[str, str] = {}
-        for name, _ in items:
-            origin = ws.origin(name)
-            if origin is not None and origin.call:
-                reason = memory.sharing_reason(name, origin.call, lang=i18n.current())
-                if reason:
-                    whys[name] = reason.replace("`", "")
+        items = [(n, v) for n, v in self.bridge.workspace.items()]
+        whys = self._whys()
+        self._task_lang = i18n.current()
         self._ready = False
         self._dirty = False
         task = Task(lambda progress, cancel: compute_model(items, whys, cancel), parent=self)
@@ -299,6 +384,9 @@ class MemoryPanel(QtWidgets.QWidget):
         self._prev_versions = {
             lane.name: (id(lane.value), lane.version)
             for strip in model.strips for lane in strip.lanes if lane.version is not None}
+        # the language may have changed while it was computed
+        self._model_lang = self._translate_whys(model, self._task_lang)
+        self._failure = None
         self.model = model
         self._fill_table()
         self.redraw()
@@ -309,11 +397,15 @@ class MemoryPanel(QtWidgets.QWidget):
     def _failed(self, message: str) -> None:
         self._task = None
         self.model = MemoryModel()
-        self.scene.clear()
-        self._lane_items, self._bytes_items = {}, {}
-        self.scene.addSimpleText(self.tr("The memory drawing failed: {0}").format(message))
+        self._failure = message
+        self._draw_failure()
         self._ready = True
         self.drawn.emit()
+
+    def _draw_failure(self) -> None:
+        self.scene.clear()
+        self._lane_items, self._bytes_items = {}, {}
+        self.scene.addSimpleText(self.tr("The memory drawing failed: {0}").format(self._failure))
 
     def _aliases_of(self, names: set[str], model: MemoryModel) -> set[str]:
         out: set[str] = set()
@@ -348,18 +440,30 @@ class MemoryPanel(QtWidgets.QWidget):
         rels = self.model.relations
         self.table.setRowCount(len(rels))
         for r, rel in enumerate(rels):
-            why = self.model.whys.get(rel.b or "") or self.model.whys.get(rel.a or "") or ""
-            cells = (rel.a or "", rel.b or "", self.kind_text(rel.kind),
-                     f"{rel.shared_bytes:,}", why)
-            for c, text in enumerate(cells):
-                item = QtWidgets.QTableWidgetItem(text)
-                if c == 2:
-                    item.setToolTip(self._kind_tip(rel.kind))
-                elif c == 4:
-                    item.setToolTip(why)
-                self.table.setItem(r, c, item)
+            for c, text in enumerate((rel.a or "", rel.b or "", "", f"{rel.shared_bytes:,}", "")):
+                self.table.setItem(r, c, QtWidgets.QTableWidgetItem(text))
+        self._table_texts()
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()
+        self._set_note()
+        self._fit_split()
+
+    def _table_texts(self) -> None:
+        """The worded cells of the relation list (kind, why and their tool tips), set on the
+        items in place (the selection and scroll stay)."""
+        for r, rel in enumerate(self.model.relations):
+            why = self.model.whys.get(rel.b or "") or self.model.whys.get(rel.a or "") or ""
+            kind, why_item = self.table.item(r, 2), self.table.item(r, 4)
+            if kind is not None:
+                kind.setText(self.kind_text(rel.kind))
+                kind.setToolTip(self._kind_tip(rel.kind))
+            if why_item is not None:
+                why_item.setText(breakable(why))
+                why_item.setToolTip(why)
+
+    def _set_note(self) -> None:
+        """The lines under the relation list."""
+        rels = self.model.relations
         own = [lane.name for strip in self.model.strips if strip.has_memory
                and len(strip.lanes) == 1 for lane in strip.lanes]
         lines = []
@@ -372,15 +476,15 @@ class MemoryPanel(QtWidgets.QWidget):
             lines.append(self.tr("Not tensors or arrays, not drawn: {0}").format(
                 ", ".join(self.model.skipped)))
         self.note.setText("\n".join(lines))
-        self._fit_split()
 
     def relation_rows(self) -> list[tuple[str, str, str, int, str]]:
-        """(a, b, kind, shared bytes, why) for each row of the relation list."""
+        """(a, b, kind, shared bytes, why) for each row of the relation list (the why as it
+        reads: without the invisible wrap points :func:`breakable` puts into the cell)."""
         out: list[tuple[str, str, str, int, str]] = []
         for r, rel in enumerate(self.model.relations):
             why_item = self.table.item(r, 4)
             out.append((rel.a or "", rel.b or "", rel.kind, rel.shared_bytes,
-                        why_item.text() if why_item else ""))
+                        why_item.text().replace("\u200b", "") if why_item else ""))
         return out
 
     @QtCore.Slot()
@@ -402,7 +506,7 @@ class MemoryPanel(QtWidgets.QWidget):
         font = QtGui.QFont(self.font())
         font.setPointSizeF(9.0 * s)
         small = QtGui.QFont(self.font())
-        small.setPointSizeF(8.0 * s)
+        small.setPointSizeF(max(8.0 * s, theme.min_point_size()))
         bold = QtGui.QFont(self.font())
         bold.setPointSizeF(10.0 * s)
         bold.setBold(True)
@@ -419,7 +523,7 @@ class MemoryPanel(QtWidgets.QWidget):
         self.info.setStyleSheet(f"color: {t.text}; font-weight: bold;")
         self.info.setMinimumHeight(int(QtGui.QFontMetrics(self.font()).height() * 2.2 * s))
         if self._ready:
-            self.redraw()
+            self.redraw_keeping_view()
 
     def _strip_key(self, strip: StripModel) -> tuple[str, int | None, int]:
         return (strip.device, strip.start, strip.nbytes)
@@ -439,6 +543,7 @@ class MemoryPanel(QtWidgets.QWidget):
         self.scene.clear()
         self._lane_items, self._bytes_items, self._geoms, self._strip_rects = {}, {}, {}, {}
         self._lit = {}
+        self._hovered = None
         margin = 10 * s
         fm_bold = QtGui.QFontMetricsF(pal.bold)
         fm = QtGui.QFontMetricsF(pal.font)
@@ -711,9 +816,11 @@ class MemoryPanel(QtWidgets.QWidget):
         except ValueError:  # too many readers to list (huge expanded views): light bytes
             off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
             return self._hover_bytes(name, off)
+        off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
+        # the hover line first: showing it can resize the view, which redraws (unlit) items
+        self._set_info(self._describe_hover(name, index, off, lane, found, strip))
         self._clear_items()
         self._lit = found
-        off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
         for other, idxs in found.items():
             item = self._lane_items.get(other)
             olane = self.model.lane(other)
@@ -728,7 +835,7 @@ class MemoryPanel(QtWidgets.QWidget):
         if bytes_item is not None:
             bytes_item.lit = (off, off + lane.itemsize)
             bytes_item.update()
-        self._set_info(self._describe_hover(name, index, off, lane, found, strip))
+        self._hovered = ("element", name, index)
         return found
 
     def _describe_hover(self, name: str, index: tuple[int, ...], off: int, lane: LaneModel,
@@ -767,30 +874,43 @@ class MemoryPanel(QtWidgets.QWidget):
         else:
             per_px = max(1, round(1 / geom.px_per_byte))
             lo, hi = byte, byte + per_px
+        readers = [lane for lane in strip.lanes if lane.covered(lo, hi)]
+        # the hover line first: showing it can resize the view, which redraws (unlit) items
+        where = self.tr("Bytes {0}–{1} of allocation {2}").format(f"{lo:,}", f"{hi - 1:,}",
+                                                                    strip.number)
+        if readers:
+            self._set_info(where + ": " + self.tr("read by {0}.").format(
+                ", ".join(lane.name for lane in readers)))
+        else:
+            self._set_info(where + ": " + self.tr("no value reads them."))
         self._clear_items()
-        readers = []
-        for lane in strip.lanes:
-            if lane.covered(lo, hi):
-                readers.append(lane.name)
-                item = self._lane_items.get(lane.name)
-                if item is not None:
-                    item.lit_range = (lo, hi)
-                    if lane.cell_offsets is not None:
-                        item.lit = {int(o) for o in lane.cell_offsets
-                                    if o < hi and o + lane.itemsize > lo}
-                    item.update()
+        for lane in readers:
+            item = self._lane_items.get(lane.name)
+            if item is not None:
+                item.lit_range = (lo, hi)
+                if lane.cell_offsets is not None:
+                    item.lit = {int(o) for o in lane.cell_offsets
+                                if o < hi and o + lane.itemsize > lo}
+                item.update()
         bytes_item = self._bytes_items.get(strip.number)
         if bytes_item is not None:
             bytes_item.lit = (lo, hi)
             bytes_item.update()
-        self._lit = {n: [] for n in readers}
-        where = self.tr("Bytes {0}–{1} of allocation {2}").format(f"{lo:,}", f"{hi - 1:,}",
-                                                                    strip.number)
-        if readers:
-            self._set_info(where + ": " + self.tr("read by {0}.").format(", ".join(readers)))
-        else:
-            self._set_info(where + ": " + self.tr("no value reads them."))
-        return {n: [] for n in readers}
+        self._lit = {lane.name: [] for lane in readers}
+        self._hovered = ("bytes", name, byte, strip.number)
+        return {lane.name: [] for lane in readers}
+
+    def _rehover(self, hovered: tuple[object, ...]) -> None:
+        """Light again what :attr:`_hovered` recorded (after a redraw)."""
+        if hovered[0] == "element":
+            _, name, index = hovered
+            assert isinstance(name, str) and isinstance(index, tuple)
+            self.hover_element(name, index)
+            return
+        _, name, byte, number = hovered
+        assert isinstance(byte, int) and (name is None or isinstance(name, str))
+        strip = next((s for s in self.model.strips if s.number == number), None)
+        self._hover_bytes(name, byte, strip)
 
     def _clear_items(self) -> None:
         for item in self._lane_items.values():
@@ -806,6 +926,7 @@ class MemoryPanel(QtWidgets.QWidget):
         """Nothing lit."""
         self._clear_items()
         self._lit = {}
+        self._hovered = None
         self._set_info(None)
 
     def lit(self) -> dict[str, set[tuple[int, ...]]]:

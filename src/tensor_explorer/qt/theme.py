@@ -83,6 +83,9 @@ DARK = Theme(
 THEMES = {"light": LIGHT, "dark": DARK}
 BASE_POINT_SIZE = 10.0
 PRESENTATION_SCALE = 1.6
+#: no text the window shows is smaller than this (points), in normal and presentation mode
+MIN_POINT_SIZE = 8.0
+PRESENTATION_MIN_POINT_SIZE = 14.0
 
 
 class ThemeState(QtCore.QObject):
@@ -128,6 +131,12 @@ def current() -> Theme:
     return state().theme
 
 
+def min_point_size() -> float:
+    """The smallest text size allowed now (points): larger in presentation mode, where it must
+    be read from the back of a room."""
+    return PRESENTATION_MIN_POINT_SIZE if state().presentation else MIN_POINT_SIZE
+
+
 def palette_for(theme: Theme) -> QtGui.QPalette:
     p = QtGui.QPalette()
     c = QtGui.QColor
@@ -152,14 +161,44 @@ def palette_for(theme: Theme) -> QtGui.QPalette:
 
 
 def style_app(app: QtWidgets.QApplication, theme: Theme, scale: float = 1.0) -> None:
-    """Apply palette, font size and a small style sheet to the whole application."""
-    app.setStyle("Fusion")  # the same look on every platform, and in screenshots
+    """Apply the style, palette and font (the language's bundled face at the scale's size) to
+    the whole application.
+
+    No application style sheet: with one set, Qt stops passing a new application font on to
+    existing widgets (a language switch would keep the old face) and re-polishes every widget
+    on each change. Tool tips take their colours from the palette; dock titles are our own
+    widgets (:class:`.docks.DockTitleBar`).
+    """
+    from . import fonts, i18n
+
+    style = app.style()
+    if style is None or style.name().lower() != "fusion":
+        app.setStyle("Fusion")  # the same look on every platform, and in screenshots
+    if app.styleSheet():
+        app.setStyleSheet("")
     app.setPalette(palette_for(theme))
-    font = app.font()
-    font.setPointSizeF(BASE_POINT_SIZE * scale)
-    app.setFont(font)
-    app.setStyleSheet(
-        f"QToolTip {{ color: {theme.text}; background: {theme.alt_base};"
-        f" border: 1px solid {theme.border}; padding: 4px; }}"
-        f"QDockWidget::title {{ padding: 4px; background: {theme.alt_base}; }}"
-    )
+    fonts.apply(app, i18n.current(), BASE_POINT_SIZE * scale)
+
+
+class _MonoFont(QtCore.QObject):
+    """Keeps its parent widget in the code font at the current text size (presentation mode
+    included); a child object, so it goes when the widget goes."""
+
+    def __init__(self, widget: QtWidgets.QWidget, factor: float) -> None:
+        super().__init__(widget)
+        self._widget = widget
+        self._factor = factor
+        state().changed.connect(self.apply)
+        self.apply()
+
+    @QtCore.Slot()
+    def apply(self) -> None:
+        from . import fonts
+
+        self._widget.setFont(fonts.mono_font(BASE_POINT_SIZE * state().scale * self._factor))
+
+
+def use_mono_font(widget: QtWidgets.QWidget, factor: float = 1.0) -> None:
+    """Draw ``widget`` in the bundled code font, ``factor`` × the interface's text size,
+    following presentation mode."""
+    _MonoFont(widget, factor)

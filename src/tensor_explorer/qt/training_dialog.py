@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import html
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,22 +34,26 @@ class TrainingDialog(QtWidgets.QDialog):
     def __init__(self, workspace: Any, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("TrainingDialog")
-        self.setWindowTitle(self.tr("Training-step check"))
         self.workspace = workspace
         self._task: Task | None = None
         self.report: BatchReport | None = None
         self.step: StepResult | None = None
+        # the checks shown and what makes the summary: said again by retranslate
+        self._checks: list[Check] = []
+        self._summary: Callable[[], str] = lambda: ""
         self.features_combo = QtWidgets.QComboBox()
         self.labels_combo = QtWidgets.QComboBox()
         self.model_combo = QtWidgets.QComboBox()
         self.device_combo = QtWidgets.QComboBox()
         form = QtWidgets.QFormLayout()
-        form.addRow(self.tr("features:"), self.features_combo)
-        form.addRow(self.tr("labels:"), self.labels_combo)
-        form.addRow(self.tr("model:"), self.model_combo)
-        form.addRow(self.tr("device (one step):"), self.device_combo)
-        self.check_btn = QtWidgets.QPushButton(self.tr("Check batch (inspect_batch)"))
-        self.step_btn = QtWidgets.QPushButton(self.tr("Run one step (run_one_step)"))
+        for combo in (self.features_combo, self.labels_combo, self.model_combo,
+                      self.device_combo):
+            label = QtWidgets.QLabel()  # its text: _set_texts
+            label.setBuddy(combo)
+            form.addRow(label, combo)
+        self._form = form
+        self.check_btn = QtWidgets.QPushButton()
+        self.step_btn = QtWidgets.QPushButton()
         self.check_btn.clicked.connect(self.run_checks)
         self.step_btn.clicked.connect(self.run_step)
         buttons = QtWidgets.QHBoxLayout()
@@ -56,21 +61,19 @@ class TrainingDialog(QtWidgets.QDialog):
         buttons.addWidget(self.step_btn)
         buttons.addStretch(1)
         self.checks = QtWidgets.QTreeWidget()
-        self.checks.setHeaderLabels([self.tr("check"), self.tr("result"), self.tr("message")])
+        self.checks.setColumnCount(3)
         self.checks.setRootIsDecorated(False)
         self.checks.setWordWrap(True)
         self.summary = QtWidgets.QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.norms = QtWidgets.QTableWidget(0, 2)
-        self.norms.setHorizontalHeaderLabels([self.tr("parameter"), self.tr("‖grad‖")])
         self.norms.horizontalHeader().setStretchLastSection(True)
         self.norms.verticalHeader().setVisible(False)
         self.norms.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        note = QtWidgets.QLabel(self.tr(
-            "One step runs on a copy of the model (moved to the device, zero_grad, forward, "
-            "cross-entropy, backward); the workspace's model is not changed."))
+        note = QtWidgets.QLabel()
         note.setWordWrap(True)
+        self.note = note
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(form)
         layout.addLayout(buttons)
@@ -79,7 +82,34 @@ class TrainingDialog(QtWidgets.QDialog):
         layout.addWidget(self.norms, 1)
         layout.addWidget(note)
         self.resize(720, 560)
+        self._set_texts()
         self.refill()
+
+    def _set_texts(self) -> None:
+        """The dialog's fixed texts in the current language (from ``__init__`` and
+        :meth:`retranslate`)."""
+        self.setWindowTitle(self.tr("Training-step check"))
+        for combo, text in ((self.features_combo, self.tr("features:")),
+                            (self.labels_combo, self.tr("labels:")),
+                            (self.model_combo, self.tr("model:")),
+                            (self.device_combo, self.tr("device (one step):"))):
+            label = self._form.labelForField(combo)
+            if isinstance(label, QtWidgets.QLabel):
+                label.setText(text)
+        self.check_btn.setText(self.tr("Check batch (inspect_batch)"))
+        self.step_btn.setText(self.tr("Run one step (run_one_step)"))
+        self.checks.setHeaderLabels([self.tr("check"), self.tr("result"), self.tr("message")])
+        self.norms.setHorizontalHeaderLabels([self.tr("parameter"), self.tr("‖grad‖")])
+        self.note.setText(self.tr(
+            "One step runs on a copy of the model (moved to the device, zero_grad, forward, "
+            "cross-entropy, backward); the workspace's model is not changed."))
+
+    def retranslate(self) -> None:
+        """Say everything in the language just installed, keeping the choices, the checks and
+        the step's figures shown (nothing runs again)."""
+        self._set_texts()
+        self._fill_checks(self._checks)
+        self.summary.setText(self._summary())
 
     # -- choices -----------------------------------------------------------------------------
 
@@ -116,8 +146,8 @@ class TrainingDialog(QtWidgets.QDialog):
         names = (self.features_combo.currentText(), self.labels_combo.currentText(),
                  self.model_combo.currentText())
         if not all(names):
-            self._show_message(self.tr("Choose features, labels and a model (an nn.Module "
-                                       "in the workspace)."))
+            self._show_message(lambda: self.tr("Choose features, labels and a model (an "
+                                               "nn.Module in the workspace)."))
             return None
         return ws.get(names[0]), ws.get(names[1]), ws.get(names[2])
 
@@ -164,7 +194,7 @@ class TrainingDialog(QtWidgets.QDialog):
 
         def bad(msg: str) -> None:
             finish()
-            self._show_message(self.tr("The check could not run: {0}").format(msg))
+            self._show_message(lambda: self.tr("The check could not run: {0}").format(msg))
             self.done.emit()
 
         task.finished.connect(ok)
@@ -180,6 +210,7 @@ class TrainingDialog(QtWidgets.QDialog):
 
     def _fill_checks(self, checks: list[Check]) -> None:
         t = theme.current()
+        self._checks = list(checks)
         self.checks.clear()
         for c in checks:
             if c.passed is None:
@@ -202,16 +233,26 @@ class TrainingDialog(QtWidgets.QDialog):
         self.norms.setRowCount(0)
         if report.ok and report.logits is not None:
             lg = report.logits
-            self.summary.setText(self.tr("Every check passed. logits: {0} {1} on {2}").format(
-                tuple(lg.shape), lg.dtype, lg.device))
+            shape, dtype, device = tuple(lg.shape), lg.dtype, lg.device
+            self._set_summary(lambda: self.tr("Every check passed. logits: {0} {1} on {2}")
+                              .format(shape, dtype, device))
         else:
             failed = report.failed
-            self.summary.setText(html.escape(self.tr("{0} check(s) failed: {1}").format(
+            self._set_summary(lambda: html.escape(self.tr("{0} check(s) failed: {1}").format(
                 len(failed), "; ".join(c.message for c in failed))))
 
     def _show_step(self, step: StepResult) -> None:
         self.step = step
         self._fill_checks(step.checks)
+        self._set_summary(lambda: self._step_summary(step))
+        self.norms.setRowCount(len(step.grad_norms))
+        for r, (name, n) in enumerate(step.grad_norms.items()):
+            self.norms.setItem(r, 0, QtWidgets.QTableWidgetItem(name))
+            self.norms.setItem(r, 1, QtWidgets.QTableWidgetItem(
+                "None" if n is None else f"{n:.6g}"))
+
+    def _step_summary(self, step: StepResult) -> str:
+        """The step's figures (rich text) in the current language."""
         parts = []
         if step.logits_shape is not None:
             parts.append(self.tr("logits: {0} {1} on {2}").format(
@@ -224,15 +265,17 @@ class TrainingDialog(QtWidgets.QDialog):
         if not step.ok:
             parts.insert(0, self.tr("The step did not run: {0}").format(
                 "; ".join(c.message for c in step.failed)))
-        self.summary.setText("<br>".join(html.escape(p) for p in parts))
-        self.norms.setRowCount(len(step.grad_norms))
-        for r, (name, n) in enumerate(step.grad_norms.items()):
-            self.norms.setItem(r, 0, QtWidgets.QTableWidgetItem(name))
-            self.norms.setItem(r, 1, QtWidgets.QTableWidgetItem(
-                "None" if n is None else f"{n:.6g}"))
+        return "<br>".join(html.escape(p) for p in parts)
 
-    def _show_message(self, text: str) -> None:
-        self.summary.setText(html.escape(text))
+    def _set_summary(self, make: Callable[[], str]) -> None:
+        """Show the summary ``make()`` makes (rich text); keep ``make`` for retranslate."""
+        self._summary = make
+        self.summary.setText(make())
+
+    def _show_message(self, text: str | Callable[[], str]) -> None:
+        """A plain-text message as the summary (or what makes it in the current language)."""
+        make = text if callable(text) else (lambda: text)
+        self._set_summary(lambda: html.escape(make()))
 
     def results(self) -> list[tuple[str, str, str]]:
         """(check, result, message) rows as shown (for tests)."""

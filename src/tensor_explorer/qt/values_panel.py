@@ -25,7 +25,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from ..core import preview
 from ..core.preview import Plane
-from . import theme
+from . import fonts, theme
 from .workers import Task
 
 WriteHandler = Callable[[str | None, tuple[int, ...], Any], None]
@@ -175,6 +175,15 @@ class PlaneTableModel(QtCore.QAbstractTableModel):
 _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 
 
+def _set_item_texts(box: QtWidgets.QComboBox, texts: dict[Any, str]) -> None:
+    """Re-label the items of ``box`` by their data, keeping the current item (no signals)."""
+    with QtCore.QSignalBlocker(box):
+        for i in range(box.count()):
+            text = texts.get(box.itemData(i))
+            if text is not None:
+                box.setItemText(i, text)
+
+
 def _exact_text(x: Any, kind: str) -> str:
     """A cell's value at full precision, for the editor."""
     v = x.item() if hasattr(x, "item") else x
@@ -230,7 +239,11 @@ class ValuesPanel(QtWidgets.QWidget):
         self._view = "message"
         self.sliders: dict[int, QtWidgets.QSlider] = {}
         self._slider_labels: dict[int, QtWidgets.QLabel] = {}
+        self._slider_names: dict[int, QtWidgets.QLabel] = {}
+        self._hover_cell: tuple[int, ...] | None = None  # the cell the hover line describes
+        self._refusal: str | None = None  # the reason on the status line, if a refusal is shown
         self._build()
+        self._set_texts()
         theme.state().changed.connect(self._restyle)
         self._restyle()
         self.set_value(None, None)
@@ -241,27 +254,20 @@ class ValuesPanel(QtWidgets.QWidget):
         self.title = QtWidgets.QLabel()
         self.title.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.mode_box = QtWidgets.QComboBox()
-        self.mode_box.addItem(self.tr("Chart"), "auto")
-        self.mode_box.addItem(self.tr("Table"), "table")
-        self.mode_box.setToolTip(self.tr("Draw the values (number, plot or heatmap) or list "
-                                         "them in a table"))
+        for mode in ("auto", "table"):
+            self.mode_box.addItem("", mode)  # texts: _set_texts
         self.mode_box.currentIndexChanged.connect(self._on_mode_box)
-        self.part_label = QtWidgets.QLabel(self.tr("show"))
+        self.part_label = QtWidgets.QLabel()
         self.part_box = QtWidgets.QComboBox()
-        for part, text in (("magnitude", self.tr("magnitude |z|")),
-                           ("phase", self.tr("phase (radians)")),
-                           ("real", self.tr("real part")), ("imag", self.tr("imaginary part"))):
-            self.part_box.addItem(text, part)
-        self.part_box.setToolTip(self.tr("Which part of the complex numbers is drawn"))
+        for part in ("magnitude", "phase", "real", "imag"):
+            self.part_box.addItem("", part)
         self.part_box.currentIndexChanged.connect(self._on_part_box)
-        self.rows_label = QtWidgets.QLabel(self.tr("rows"))
+        self.rows_label = QtWidgets.QLabel()
         self.row_axis_box = QtWidgets.QComboBox()
-        self.cols_label = QtWidgets.QLabel(self.tr("columns"))
+        self.cols_label = QtWidgets.QLabel()
         self.col_axis_box = QtWidgets.QComboBox()
         for box in (self.row_axis_box, self.col_axis_box):
             box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.row_axis_box.setToolTip(self.tr("The axis drawn downwards"))
-        self.col_axis_box.setToolTip(self.tr("The axis drawn across"))
         self.row_axis_box.activated.connect(lambda _i: self._on_axis_box(0))
         self.col_axis_box.activated.connect(lambda _i: self._on_axis_box(1))
 
@@ -333,7 +339,6 @@ class ValuesPanel(QtWidgets.QWidget):
         self.progress = QtWidgets.QProgressBar()
         self.progress.setRange(0, 100)
         self.progress.setMaximumWidth(160)
-        self.progress.setFormat(self.tr("computing preview… %p%"))
         self.progress.hide()
         bottom = QtWidgets.QHBoxLayout()
         bottom.addWidget(self.status, 1)
@@ -352,6 +357,56 @@ class ValuesPanel(QtWidgets.QWidget):
                                           rateLimit=30, slot=self._on_heat_hover)
         self._plot_proxy = pg.SignalProxy(self.plot_widget.scene().sigMouseMoved,
                                           rateLimit=30, slot=self._on_plot_hover)
+
+    def _set_texts(self) -> None:
+        """The static texts (labels, combo-box items, tool tips) in the current language."""
+        _set_item_texts(self.mode_box, {"auto": self.tr("Chart"), "table": self.tr("Table")})
+        self.mode_box.setToolTip(self.tr("Draw the values (number, plot or heatmap) or list "
+                                         "them in a table"))
+        self.part_label.setText(self.tr("show"))
+        _set_item_texts(self.part_box, {
+            "magnitude": self.tr("magnitude |z|"), "phase": self.tr("phase (radians)"),
+            "real": self.tr("real part"), "imag": self.tr("imaginary part")})
+        self.part_box.setToolTip(self.tr("Which part of the complex numbers is drawn"))
+        self.rows_label.setText(self.tr("rows"))
+        self.cols_label.setText(self.tr("columns"))
+        self.row_axis_box.setToolTip(self.tr("The axis drawn downwards"))
+        self.col_axis_box.setToolTip(self.tr("The axis drawn across"))
+        self.progress.setFormat(self.tr("computing preview… %p%"))
+
+    def retranslate(self) -> None:
+        """Show every text in the language just installed, in place: the value, view, axes,
+        slider positions, zoom, table scroll and selection, and hovered cell are kept, and no
+        preview is recomputed."""
+        self._set_texts()
+        value = self._value
+        self.title.setText("" if value is None else self._title_text())
+        nd = getattr(value, "ndim", 0) if value is not None else 0
+        if nd >= 2 and self.row_axis_box.count() == nd:  # the axis choosers of this value
+            texts = {a: self.tr("axis {axis} ({size})").format(axis=a, size=int(value.shape[a]))
+                     for a in range(nd)}
+            for box in (self.row_axis_box, self.col_axis_box):
+                _set_item_texts(box, texts)
+        for a, label in self._slider_names.items():
+            label.setText(self.tr("axis {axis}").format(axis=a))
+            self.sliders[a].setToolTip(
+                self.tr("Which index of axis {axis} is shown").format(axis=a))
+            self._update_slider_label(a)
+        if value is None:
+            self.message.setText(self.tr("No value selected."))
+        plane = self._plane
+        if plane is not None:
+            if self._view == "scalar":
+                self._draw_scalar(plane)
+            elif self._view in ("plot", "heatmap"):
+                self._label_axes(plane)  # labels only: the zoom and pan stay
+        if self._task is not None:
+            self.status.setText(html.escape(self.tr("computing preview…")))
+        elif self._refusal is not None:
+            self._refuse(self._refusal)
+        elif plane is not None and self._view != "message":
+            self.status.setText(self._status_text(plane))
+        self._set_hover(self._hover_cell)
 
     # ------------------------------------------------------------------ public API
 
@@ -529,6 +584,7 @@ class ValuesPanel(QtWidgets.QWidget):
                 w.deleteLater()
         self.sliders = {}
         self._slider_labels = {}
+        self._slider_names = {}
         v = value
         extra = [] if v is None or v.ndim < 3 else [a for a in range(v.ndim)
                                                     if a not in self._axes]
@@ -550,6 +606,7 @@ class ValuesPanel(QtWidgets.QWidget):
             self.slider_grid.addWidget(label, row, 2)
             self.sliders[a] = slider
             self._slider_labels[a] = label
+            self._slider_names[a] = name
             self._update_slider_label(a)
         self._index = {a: i for a, i in self._index.items() if a in self.sliders}
         self.slider_box.setVisible(bool(extra))
@@ -614,6 +671,7 @@ class ValuesPanel(QtWidgets.QWidget):
         self._task = task
         self.progress.setValue(0)
         self.progress.show()
+        self._refusal = None
         self.status.setText(html.escape(self.tr("computing preview…")))
         task.start()
 
@@ -643,8 +701,9 @@ class ValuesPanel(QtWidgets.QWidget):
     def _show_message(self, text: str) -> None:
         self._plane = None
         self.message.setText(text)
+        self._refusal = None
         self.status.setText("")
-        self.hover.setText(" ")
+        self._set_hover(None)
         self._switch("message")
         self.plane_shown.emit()
 
@@ -671,7 +730,8 @@ class ValuesPanel(QtWidgets.QWidget):
         else:
             self._draw_heatmap(plane)
             self._switch("heatmap")
-        self.hover.setText(" ")
+        self._set_hover(None)
+        self._refusal = None
         self.status.setText(self._status_text(plane))
 
     def _fit_columns(self) -> None:
@@ -731,8 +791,7 @@ class ValuesPanel(QtWidgets.QWidget):
                 spots.append({"pos": (x[i], ypos), "symbol": symbol, "size": 12 * scale,
                               "brush": pg.mkBrush(colour), "pen": pg.mkPen(colour, width=2)})
         self.marks.setData(spots)
-        self.plot_item.setLabel("bottom", self.tr("index"))
-        self.plot_item.setLabel("left", self._part_text() if plane.kind == "complex" else "")
+        self._label_axes(plane)
         self.plot_item.enableAutoRange()
 
     def _draw_heatmap(self, plane: Plane) -> None:
@@ -763,10 +822,18 @@ class ValuesPanel(QtWidgets.QWidget):
             self.overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
             self.overlay.setRect(rect)
             self.overlay.show()
-        r_axis, c_axis = plane.axes
-        self.heat_item.setLabel("left", self.tr("axis {axis}").format(axis=r_axis))
-        self.heat_item.setLabel("bottom", self.tr("axis {axis}").format(axis=c_axis))
+        self._label_axes(plane)
         self.heat_item.getViewBox().setRange(rect, padding=0)
+
+    def _label_axes(self, plane: Plane) -> None:
+        """The axis labels of the plot (1-d plane) or heatmap (2-d plane)."""
+        if plane.data.ndim == 1:
+            self.plot_item.setLabel("bottom", self.tr("index"))
+            self.plot_item.setLabel("left", self._part_text() if plane.kind == "complex" else "")
+        elif plane.data.ndim == 2:
+            r_axis, c_axis = plane.axes
+            self.heat_item.setLabel("left", self.tr("axis {axis}").format(axis=r_axis))
+            self.heat_item.setLabel("bottom", self.tr("axis {axis}").format(axis=c_axis))
 
     def _part_text(self) -> str:
         return {"magnitude": self.tr("magnitude"), "phase": self.tr("phase"),
@@ -817,15 +884,15 @@ class ValuesPanel(QtWidgets.QWidget):
         pos = event[0]
         vb = self.heat_item.getViewBox()
         if not vb.sceneBoundingRect().contains(pos):
-            self.hover.setText(" ")
+            self._set_hover(None)
             return
         p = vb.mapSceneToView(pos)
         i = int(np.floor((p.y() + 0.5) / plane.steps[0]))
         j = int(np.floor((p.x() + 0.5) / plane.steps[1]))
         if 0 <= i < plane.data.shape[0] and 0 <= j < plane.data.shape[1]:
-            self.hover.setText(self.cell_text(i, j))
+            self._set_hover((i, j))
         else:
-            self.hover.setText(" ")
+            self._set_hover(None)
 
     def _on_plot_hover(self, event: tuple[Any, ...]) -> None:
         plane = self._plane
@@ -834,14 +901,20 @@ class ValuesPanel(QtWidgets.QWidget):
         pos = event[0]
         vb = self.plot_item.getViewBox()
         if not vb.sceneBoundingRect().contains(pos):
-            self.hover.setText(" ")
+            self._set_hover(None)
             return
         p = vb.mapSceneToView(pos)
         i = round(p.x() / plane.steps[0])
         if 0 <= i < plane.data.shape[0]:
-            self.hover.setText(self.cell_text(i))
+            self._set_hover((i,))
         else:
-            self.hover.setText(" ")
+            self._set_hover(None)
+
+    def _set_hover(self, cell: tuple[int, ...] | None) -> None:
+        """Describe displayed ``cell`` on the hover line (None: nothing hovered)."""
+        self._hover_cell = cell if self._plane is not None else None
+        text = self.cell_text(*self._hover_cell) if self._hover_cell is not None else ""
+        self.hover.setText(text or " ")
 
     # ------------------------------------------------------------------ editing
 
@@ -870,6 +943,7 @@ class ValuesPanel(QtWidgets.QWidget):
         return True
 
     def _refuse(self, reason: str) -> None:
+        self._refusal = reason
         t = theme.current()
         self.status.setText(f'<span style="color:{t.error}">'
                             f"{html.escape(self.tr('Not written: '))}{html.escape(reason)}"
@@ -903,16 +977,39 @@ class ValuesPanel(QtWidgets.QWidget):
         cbar_axis.setTextPen(pg.mkPen(t.text))
         cbar_axis.setStyle(tickFont=font)
         self.colorbar.setColorMap(pg.colormap.get(t.colormap))
-        mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
-        mono.setPointSizeF(theme.BASE_POINT_SIZE * scale)
-        self.table.setFont(mono)
+        self.table.setFont(fonts.mono_font(theme.BASE_POINT_SIZE * scale))
         self.table.verticalHeader().setDefaultSectionSize(int(22 * scale))
         self.table.horizontalHeader().setDefaultSectionSize(int(96 * scale))
         self.message.setStyleSheet(f"color: {t.muted};")
         self.hover.setStyleSheet(f"color: {t.text};")
         self.model.restyle()
         if self._plane is not None:
-            self._draw(self._plane)
+            self._redraw_keeping_view(self._plane)
+
+    def _redraw_keeping_view(self, plane: Plane) -> None:
+        """Draw ``plane`` again in the new colours and sizes, keeping what the user set up: the
+        zoom and pan of the plot or heatmap, the table's current cell and scroll, the hover."""
+        plot_box, heat_box = self.plot_item.getViewBox(), self.heat_item.getViewBox()
+        plot_range, plot_auto = plot_box.viewRange(), plot_box.autoRangeEnabled()
+        heat_range = heat_box.viewRange()
+        current = self.table.currentIndex()
+        scroll = (self.table.horizontalScrollBar().value(),
+                  self.table.verticalScrollBar().value())
+        hover = self._hover_cell
+        view = self._view
+        self._draw(plane)
+        if self._view != view:
+            return
+        if view == "plot" and not all(plot_auto):
+            plot_box.setRange(xRange=plot_range[0], yRange=plot_range[1], padding=0)
+        elif view == "heatmap":
+            heat_box.setRange(xRange=heat_range[0], yRange=heat_range[1], padding=0)
+        elif view == "table":
+            if current.isValid():
+                self.table.setCurrentIndex(self.model.index(current.row(), current.column()))
+            self.table.horizontalScrollBar().setValue(scroll[0])
+            self.table.verticalScrollBar().setValue(scroll[1])
+        self._set_hover(hover)
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self._cancel_task()

@@ -70,7 +70,7 @@ class BadgeDelegate(QtWidgets.QStyledItemDelegate):
         painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignVCenter, name)
         x = rect.left() + fm.horizontalAdvance(name) + 10
         small = QtGui.QFont(opt.font)
-        small.setPointSizeF(max(6.0, opt.font.pointSizeF() * 0.85))
+        small.setPointSizeF(max(theme.min_point_size(), opt.font.pointSizeF() * 0.85))
         painter.setFont(small)
         sfm = QtGui.QFontMetrics(small)
         h = sfm.height() + 4
@@ -117,8 +117,7 @@ class WorkspacePanel(QtWidgets.QWidget):
         self.view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
-        self.empty = QtWidgets.QLabel(self.tr(
-            "No values yet.\nOpen a .npy/.npz file, use the Build form,\nor type code below."))
+        self.empty = QtWidgets.QLabel()
         self.empty.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         layout = QtWidgets.QVBoxLayout(self)
@@ -126,6 +125,7 @@ class WorkspacePanel(QtWidgets.QWidget):
         layout.addWidget(self.view)
         layout.addWidget(self.empty)
         self._make_actions()
+        self._set_texts()
         bridge.modified.connect(self.refresh)
         bridge.selected.connect(self._follow_selection)
         theme.state().changed.connect(self.view.viewport().update)
@@ -134,19 +134,38 @@ class WorkspacePanel(QtWidgets.QWidget):
     # -- actions -------------------------------------------------------------------------------
 
     def _make_actions(self) -> None:
-        def act(text: str, shortcut: str | None, slot: Any) -> QtGui.QAction:
-            a = QtGui.QAction(text, self)
-            if shortcut:
-                a.setShortcut(QtGui.QKeySequence(shortcut))
-                a.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        """The Rename/Duplicate/Delete actions (also in the window's Edit menu): made once, so
+        a language switch re-labels these same objects (:meth:`_set_texts`)."""
+
+        def act(slot: Any) -> QtGui.QAction:
+            a = QtGui.QAction(self)
+            a.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
             a.triggered.connect(slot)
             self.addAction(a)
             return a
 
-        self.rename_action = act(self.tr("Rename…"), "F2", self.rename_selected)
-        self.duplicate_action = act(self.tr("Duplicate (clone)"), "Ctrl+D",
-                                    self.duplicate_selected)
-        self.delete_action = act(self.tr("Delete"), "Del", self.delete_selected)
+        self.rename_action = act(self.rename_selected)
+        self.duplicate_action = act(self.duplicate_selected)
+        self.delete_action = act(self.delete_selected)
+
+    def _set_texts(self) -> None:
+        """Every fixed text of the panel, in the current language."""
+        self.empty.setText(self.tr(
+            "No values yet.\nOpen a .npy/.npz file, use the Build form,\nor type code below."))
+        for action, text, shortcut in (
+            (self.rename_action, self.tr("Rename…"), "F2"),
+            (self.duplicate_action, self.tr("Duplicate (clone)"), "Ctrl+D"),
+            (self.delete_action, self.tr("Delete"), "Del"),
+        ):
+            action.setText(text)
+            action.setShortcut(QtGui.QKeySequence(shortcut))
+
+    def retranslate(self) -> None:
+        """Show the panel in the language just installed: the actions are re-labelled in place
+        (the same objects, wherever they were added), the rows and selection stay. Badges are
+        code words (shapes, dtypes, devices), the same in every language."""
+        self._set_texts()
+        self.view.viewport().update()
 
     def _context_menu(self, pos: QtCore.QPoint) -> None:
         name = self.current_name()

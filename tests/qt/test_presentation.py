@@ -1,0 +1,130 @@
+"""Switching language, theme or presentation mode keeps the window as it was; presentation mode
+arranges the docks for a projector (the lesson, one panel on a stage, a bar of panel buttons)
+and gives them back exactly."""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+from pytestqt.qtbot import QtBot
+
+from tensor_explorer.core.workspace import Workspace
+from tensor_explorer.qt import theme
+from tensor_explorer.qt.docks import LAYOUT_VERSION, DockTitleBar
+
+TIMEOUT = 20_000
+
+
+def dock_states(win) -> dict[str, tuple[bool, bool, int]]:
+    QtCore.QCoreApplication.sendPostedEvents()
+    return {name: (not d.isHidden(), d.isFloating(), int(win.dockWidgetArea(d).value))
+            for name, d in win.docks.items()}
+
+
+def in_view(win) -> set[str]:
+    """Docks a person can see: shown and not behind another tab."""
+    return {n for n, d in win.docks.items() if d.isVisible() and not d.visibleRegion().isEmpty()}
+
+
+def open_lesson(qtbot: QtBot, win, name: str = "autograd-chain") -> None:
+    panel = win.panels["lesson"]
+    with qtbot.waitSignal(panel.step_shown, timeout=TIMEOUT):
+        win.open_lesson(name)
+    qtbot.waitUntil(lambda: not panel.busy and not win.runner.busy, timeout=TIMEOUT)
+
+
+def test_language_and_theme_switches_keep_every_dock_and_the_output(qtbot: QtBot,
+                                                                    make_window) -> None:
+    ws = Workspace()
+    ws.run("x = torch.ones(2, 3)")
+    ws.selected = "x"
+    win = make_window(ws)
+    win.resize(1280, 800)
+    win.show()
+    win.docks["memory"].hide()  # View ▸ Memory unchecked
+    win.docks["code"].setFloating(True)
+    console = win.panels["console"]
+    console._print("a line the user must not lose")
+    before, panels = dock_states(win), dict(win.panels)
+    for switch in (lambda: win.set_language("zh"), lambda: win.set_theme("dark"),
+                   lambda: win.set_language("en"), lambda: win.set_theme("light")):
+        switch()
+        assert dock_states(win) == before
+        assert not win.docks["memory"].toggleViewAction().isChecked()
+        assert "a line the user must not lose" in console.output_text()
+        assert all(win.panels[n] is p for n, p in panels.items())
+        assert win.workspace.selected == "x"
+
+
+def test_dock_titles_follow_language_and_presentation_size(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    bar = win.docks["graph"].titleBarWidget()
+    assert isinstance(bar, DockTitleBar)
+    win.set_language("zh")
+    assert bar.label.text() == win.docks["graph"].windowTitle() == "计算图"
+    small = bar.label.font().pointSizeF()
+    win.set_presentation(True)
+    assert bar.label.font().pointSizeF() >= theme.PRESENTATION_MIN_POINT_SIZE > small
+    win.set_presentation(False)
+    assert bar.label.font().pointSizeF() == small
+
+
+def test_presentation_puts_the_lesson_and_one_panel_in_view(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    win.resize(1280, 800)
+    win.show()
+    open_lesson(qtbot, win)
+    before = dock_states(win)
+    win.set_presentation(True)
+    stage = win.stage
+    assert stage.active and stage.bar.isVisible()
+    shown = in_view(win)
+    assert "lesson" in shown and len(shown) == 2, shown
+    assert not [b for b in win.findChildren(QtWidgets.QTabBar)
+                if b.parent() is win and b.isVisible()], "no tab bar: one panel on the stage"
+    assert not stage.actions["lesson"].isVisible()
+    # a panel button (or a lesson step, or Ctrl+N) puts its panel on the stage, alone
+    stage.actions["memory"].trigger()
+    assert in_view(win) == {"lesson", "memory"}
+    win.show_panel("graph")
+    assert in_view(win) == {"lesson", "graph"} and stage.actions["graph"].isChecked()
+    # the step's panel comes onto the stage when the lesson moves on
+    panel = win.panels["lesson"]
+    with qtbot.waitSignal(panel.step_shown, timeout=TIMEOUT):
+        panel.go_to(1)
+    qtbot.waitUntil(lambda: in_view(win) == {"lesson", panel.lesson.step(1).panel},
+                    timeout=TIMEOUT)
+    win.set_presentation(False)
+    assert dock_states(win) == before
+    assert not stage.bar.isVisible()
+
+
+def test_presentation_without_a_lesson_keeps_the_workspace_on_the_left(qtbot,
+                                                                         make_window) -> None:
+    win = make_window()
+    win.resize(1280, 800)
+    win.show()
+    win.set_presentation(True)
+    assert "workspace" in in_view(win) and len(in_view(win)) == 2
+    assert not win.stage.actions["workspace"].isVisible()
+    assert win.stage.actions["lesson"].isVisible()
+    win.set_presentation(False)
+
+
+def test_presentation_is_remembered_and_the_normal_layout_saved(qtbot, make_window) -> None:
+    win = make_window(remember=True)
+    win.resize(1280, 800)
+    win.show()
+    open_lesson(qtbot, win)
+    normal = win.saveState(LAYOUT_VERSION)
+    win.set_presentation(True)
+    assert win.saveState(LAYOUT_VERSION) != normal
+    win.close()
+    assert win.settings.value("window_state") == normal
+    again = make_window(remember=True)
+    again.resize(1280, 800)
+    again.show()
+    assert again.stage.active and again.present_action.isChecked()
+    assert len(in_view(again)) == 2
+    again.set_presentation(False)  # back to the lesson layout: every panel there, tabbed
+    assert all(not d.isHidden() for d in again.docks.values())
+    assert not again.stage.bar.isVisible()
