@@ -22,7 +22,13 @@ def dock_states(win) -> dict[str, tuple[bool, bool, int]]:
 
 def in_view(win) -> set[str]:
     """Docks a person can see: shown and not behind another tab."""
-    return {n for n, d in win.docks.items() if d.isVisible() and not d.visibleRegion().isEmpty()}
+    QtCore.QCoreApplication.sendPostedEvents()
+    shown = set()
+    for name, dock in win.docks.items():  # a dock behind another's tab is moved off screen
+        where = QtCore.QRect(dock.mapTo(win, QtCore.QPoint(0, 0)), dock.size())
+        if dock.isVisible() and win.rect().intersects(where):
+            shown.add(name)
+    return shown
 
 
 def open_lesson(qtbot: QtBot, win, name: str = "autograd-chain") -> None:

@@ -210,6 +210,8 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
             frame.takeWidget()  # out of its PanelFrame, which would size it to the dock
         dock.setWidget(QtWidgets.QWidget())
         widget.setParent(None)
+        widget.setMinimumSize(1, 1)  # the figure has the size asked for, even below the panel's
+
         wh = wh or (900, 600)
     widget.resize(*wh)
     widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)

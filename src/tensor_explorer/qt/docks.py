@@ -89,17 +89,56 @@ def side_state(left: str) -> QtCore.QByteArray:
 
 
 class PanelFrame(QtWidgets.QScrollArea):
-    """A dock's content: its panel, scrolled when the dock is smaller than the panel needs (a
-    short dock on a small screen, large text) instead of squeezing the panel's rows until their
-    text is cut; as large as the dock otherwise (then it shows no scroll bar)."""
+    """A dock's content: its panel, scrolled when the dock is smaller than the panel's minimum
+    (a short dock on a small screen, large text) instead of squeezing the panel's rows until
+    their text is cut; exactly as large as the dock otherwise (then it shows no scroll bar).
+
+    Sized by hand: QScrollArea's own resizing (``widgetResizable``) keeps a panel with wrapping
+    text at its *preferred* height, which would scroll a panel that fits."""
 
     def __init__(self, panel: QtWidgets.QWidget) -> None:
         super().__init__()
+        self.panel = panel  # first: setWidget already asks for sizes (our overrides use it)
         self.setObjectName(f"frame-{panel.objectName() or type(panel).__name__}")
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        self.setWidgetResizable(True)
+        self.setWidgetResizable(False)
         self.setWidget(panel)
-        self.panel = panel
+        panel.installEventFilter(self)
+
+    def minimum(self, width: int) -> QtCore.QSize:
+        """The least size the panel needs at ``width`` (its wrapped text included)."""
+        need = self.panel.minimumSizeHint().expandedTo(self.panel.minimumSize())
+        layout = self.panel.layout()
+        height = need.height()
+        if layout is not None and layout.hasHeightForWidth():
+            height = max(height, layout.minimumHeightForWidth(max(width, need.width())))
+        return QtCore.QSize(need.width(), height)
+
+    def fit(self) -> None:
+        if self.widget() is not self.panel:  # (a screenshot may have taken the panel out)
+            return
+        view = self.viewport().size()
+        need = self.minimum(view.width())
+        size = QtCore.QSize(max(view.width(), need.width()), max(view.height(), need.height()))
+        if size != self.panel.size():
+            self.panel.resize(size)
+
+    def resizeEvent(self, e: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(e)
+        self.fit()
+
+    def viewportEvent(self, e: QtCore.QEvent) -> bool:
+        if e.type() == QtCore.QEvent.Type.Resize:  # a scroll bar came or went
+            self.fit()
+        return super().viewportEvent(e)
+
+    def eventFilter(self, watched: QtCore.QObject, e: QtCore.QEvent) -> bool:
+        if watched is self.panel and e.type() == QtCore.QEvent.Type.LayoutRequest:
+            QtCore.QTimer.singleShot(0, self.fit)  # after the panel's layout settled
+        return False
+
+    def sizeHint(self) -> QtCore.QSize:
+        return self.panel.sizeHint()
 
 
 class DockTitleBar(QtWidgets.QWidget):
@@ -203,8 +242,7 @@ class Stage(QtCore.QObject):
         if normal is not None or not self.active:
             self._saved = normal if normal is not None else self.win.saveState(LAYOUT_VERSION)
         if not self.active:
-            front = [n for n in PANELS if self.docks[n].isVisible()
-                     and not self.docks[n].visibleRegion().isEmpty()]
+            front = [n for n in PANELS if self._in_front(self.docks[n])]
             if front:  # the panel in front on the right stays in front
                 self.current = next((n for n in ("graph", "memory", "values") if n in front),
                                     front[-1])
@@ -226,6 +264,11 @@ class Stage(QtCore.QObject):
             if empty is not None and empty is not bar:
                 empty.deleteLater()
         self._titles.clear()
+
+    def _in_front(self, dock: QtWidgets.QDockWidget) -> bool:
+        """Shown, and not behind another dock's tab (Qt moves those out of the window)."""
+        where = QtCore.QRect(dock.mapTo(self.win, QtCore.QPoint(0, 0)), dock.size())
+        return dock.isVisible() and self.win.rect().intersects(where)
 
     def arrange(self) -> None:
         """(Re)arrange: the left panel and one panel on the stage, nothing else in view."""
