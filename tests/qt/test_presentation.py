@@ -134,3 +134,29 @@ def test_presentation_is_remembered_and_the_normal_layout_saved(qtbot, make_wind
     again.set_presentation(False)  # back to the lesson layout: every panel there, tabbed
     assert all(not d.isHidden() for d in again.docks.values())
     assert not again.stage.bar.isVisible()
+
+
+def test_memory_captions_wrap_inside_the_drawing(qtbot: QtBot, make_window) -> None:
+    """On a projector, the long "how it was made" captions of the memory drawing wrap at the
+    drawing's width instead of running off its edge (in Chinese too)."""
+    ws = Workspace()
+    ws.run("x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\n"
+           "w = torch.randn(3, 4, requires_grad=True)\n"
+           "array = np.ones((2, 3), dtype=np.float32)\nshared = torch.from_numpy(array)")
+    win = make_window(ws)
+    win.resize(1280, 800)
+    win.show()
+    for lang in ("en", "zh"):
+        win.set_language(lang)
+        win.set_presentation(True)
+        win.show_panel("memory")
+        panel = win.panels["memory"]
+        qtbot.waitUntil(panel.is_ready, timeout=TIMEOUT)
+        QtWidgets.QApplication.processEvents()
+        visible = panel.view.viewport().width()
+        texts = [i for i in panel.scene.items()
+                 if isinstance(i, QtWidgets.QGraphicsSimpleTextItem)]
+        assert any("torch.randn" in i.text() for i in texts)
+        beyond = [i.text() for i in texts if i.sceneBoundingRect().right() > visible + 1]
+        assert beyond == [], beyond
+        win.set_presentation(False)

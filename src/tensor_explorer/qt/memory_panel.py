@@ -223,7 +223,6 @@ class MemoryPanel(QtWidgets.QWidget):
                 + self.note.sizeHint().height() + 24)
         side = int(min(max(want, total * 0.25), total * 0.45))
         self.splitter.setSizes([total - side, side])
-        self.table.resizeRowsToContents()  # the why column wraps at its new width
 
     @QtCore.Slot(int, int)
     def _splitter_moved(self, *_: int) -> None:
@@ -256,9 +255,6 @@ class MemoryPanel(QtWidgets.QWidget):
         self._model_lang = self._translate_whys(self.model, self._model_lang)
         self._table_texts()
         self._set_note()
-        for c in (2, 3):  # the columns whose texts changed width (a, b are names; why stretches)
-            self.table.resizeColumnToContents(c)
-        self.table.resizeRowsToContents()
         self._fit_split()
         if self._failure is not None:
             self._draw_failure()
@@ -442,9 +438,7 @@ class MemoryPanel(QtWidgets.QWidget):
         for r, rel in enumerate(rels):
             for c, text in enumerate((rel.a or "", rel.b or "", "", f"{rel.shared_bytes:,}", "")):
                 self.table.setItem(r, c, QtWidgets.QTableWidgetItem(text))
-        self._table_texts()
-        self.table.resizeColumnsToContents()
-        self.table.resizeRowsToContents()
+        self._table_texts()  # (columns and rows size themselves: see the header's modes)
         self._set_note()
         self._fit_split()
 
@@ -528,6 +522,15 @@ class MemoryPanel(QtWidgets.QWidget):
     def _strip_key(self, strip: StripModel) -> tuple[str, int | None, int]:
         return (strip.device, strip.start, strip.nbytes)
 
+    def _lines(self, text: str, font: QtGui.QFont, colour: QtGui.QColor, x: float, y: float,
+               width: float) -> float:
+        """``text`` wrapped to ``width`` from (x, y); returns the y below it."""
+        height = QtGui.QFontMetricsF(font).height() + 2
+        for part in _wrap(text, font, width):
+            self._text(part, font, colour, x, y)
+            y += height
+        return y
+
     def _text(self, text: str, font: QtGui.QFont, colour: QtGui.QColor, x: float,
               y: float) -> QtWidgets.QGraphicsSimpleTextItem:
         item = self.scene.addSimpleText(text, font)
@@ -570,14 +573,15 @@ class MemoryPanel(QtWidgets.QWidget):
         y = margin + 6 * s
         for strip in model.strips:
             top = y
-            self._text(self._strip_title(strip), pal.bold, pal.text, margin, y)
-            y += fm_bold.height() + 4 * s
+            # captions wrap at the drawing's width (never cut off at its edge)
+            y = self._lines(self._strip_title(strip), pal.bold, pal.text, margin, y, avail)
+            y += 4 * s
             if strip.owner and strip.has_memory and len(strip.lanes) == 1:
                 why = strip.lanes[0].why
                 own = self.tr("Only {0} reads this memory: it has bytes of its own.").format(
                     strip.owner)
-                self._text(own + (f"  ({why})" if why else ""), pal.small, pal.muted, margin, y)
-                y += line
+                y = self._lines(own + (f"  ({why})" if why else ""), pal.small, pal.muted,
+                                margin, y, avail)
             if not strip.has_memory:
                 lane = strip.lanes[0]
                 self._text(lane.name, pal.bold, pal.colour(lane.colour), margin, y)
@@ -587,10 +591,10 @@ class MemoryPanel(QtWidgets.QWidget):
                 self._text(self.tr("no bytes"), pal.font, pal.muted, x0 + 8 * s,
                            y + (cell_h - fm.height()) / 2)
                 y += cell_h + 2
-                self._text(self._lane_detail(lane), pal.small, pal.muted, x0, y)
-                y += line
-                self._text(strip.note, pal.small, pal.muted, x0, y)
-                y += line + 14 * s
+                y = self._lines(self._lane_detail(lane), pal.small, pal.muted, x0, y,
+                                avail + margin - x0)
+                y = self._lines(strip.note, pal.small, pal.muted, x0, y, avail + margin - x0)
+                y += 14 * s
                 self._strip_box(strip, top - 6 * s, y, margin, avail, pal)
                 continue
             lo, hi = self._windows.get(self._strip_key(strip), (0, strip.nbytes))
@@ -640,7 +644,7 @@ class MemoryPanel(QtWidgets.QWidget):
                 else:
                     y += cell_h + 2
                     for text, col in details:
-                        for part in _wrap(text, fm_small, avail + margin - x0):
+                        for part in _wrap(text, pal.small, avail + margin - x0):
                             self._text(part, pal.small, col, x0, y)
                             y += line
                     y += 6 * s
@@ -986,19 +990,23 @@ class MemoryPanel(QtWidgets.QWidget):
         return set(item.lit) if item is not None else set()
 
 
-def _wrap(text: str, fm: QtGui.QFontMetricsF, width: float) -> list[str]:
-    """Greedy word wrap of one line of drawn text to ``width`` pixels."""
-    if width <= 0 or fm.horizontalAdvance(text) <= width:
+def _wrap(text: str, font: QtGui.QFont, width: float) -> list[str]:
+    """One line of drawn text wrapped to ``width`` pixels, as Qt breaks lines: between words,
+    between Chinese characters, and inside a word only when it is wider than the line."""
+    if width <= 0 or QtGui.QFontMetricsF(font).horizontalAdvance(text) <= width:
         return [text]
+    layout = QtGui.QTextLayout(text, font)
+    option = QtGui.QTextOption()
+    option.setWrapMode(QtGui.QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    layout.setTextOption(option)
+    layout.beginLayout()
     lines: list[str] = []
-    current = ""
-    for word in text.split(" "):
-        trial = f"{current} {word}" if current else word
-        if current and fm.horizontalAdvance(trial) > width:
-            lines.append(current)
-            current = word
-        else:
-            current = trial
-    if current:
-        lines.append(current)
-    return lines
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        start = line.textStart()
+        lines.append(text[start:start + line.textLength()].rstrip())
+    layout.endLayout()
+    return [part for part in lines if part] or [text]
