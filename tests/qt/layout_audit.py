@@ -512,6 +512,20 @@ class _Audit:
             self.check_progress(w)
         elif isinstance(w, QtWidgets.QStatusBar) and w.currentMessage():
             self.check_font(w, w.currentMessage())
+        if type(w).__name__ == "PanelFrame":
+            self.check_panel_frame(w)
+
+    def check_panel_frame(self, frame: QtWidgets.QWidget) -> None:
+        """A dock's PanelFrame may scroll a panel vertically (a short dock), never sideways: a
+        panel wider than its dock shows only part of its controls (its buttons are cut off at
+        the dock's edge until one scrolls)."""
+        assert isinstance(frame, QtWidgets.QScrollArea)
+        bar = frame.horizontalScrollBar()
+        if bar.isVisible() and bar.maximum() > 0:
+            panel = frame.widget()
+            self.add(CLIPPED_WIDGET, frame, type(panel).__name__ if panel else "",
+                     f"the panel needs {bar.maximum()} px more width than its dock gives it "
+                     f"({frame.viewport().width()} px): it scrolls sideways")
 
     # labels -----------------------------------------------------------------------------------
 

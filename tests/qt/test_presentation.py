@@ -4,6 +4,7 @@ and gives them back exactly."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
@@ -160,3 +161,26 @@ def test_memory_captions_wrap_inside_the_drawing(qtbot: QtBot, make_window) -> N
         beyond = [i.text() for i in texts if i.sceneBoundingRect().right() > visible + 1]
         assert beyond == [], beyond
         win.set_presentation(False)
+
+
+def test_starting_in_presentation_mode_fits_at_1280x800(qtbot: QtBot, make_window) -> None:
+    """A window that starts in presentation mode (remembered, in Chinese, on a lesson) sizes
+    its stage like one switched to it: nothing cut off, nothing scrolled sideways."""
+    from tests.qt.layout_audit import audit, settle
+
+    win = make_window(remember=True)
+    win.set_language("zh")
+    win.resize(1280, 800)
+    win.show()
+    open_lesson(qtbot, win)
+    win.set_presentation(True)
+    win.close()
+    again = make_window(remember=True)
+    again.resize(1280, 800)
+    again.show()
+    settle()
+    assert again.stage.active
+    left = again.docks[again.stage.left]
+    assert left.width() == pytest.approx(0.4 * again.width(), abs=20)
+    assert audit(again, min_point_size=theme.PRESENTATION_MIN_POINT_SIZE) == []
+    again.set_presentation(False)

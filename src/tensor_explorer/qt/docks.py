@@ -288,6 +288,11 @@ class Stage(QtCore.QObject):
             self.actions[name].setVisible(True)
         self.show(self.current)
         tidy_tab_bars(self.win)
+        self.size_docks()
+
+    def size_docks(self) -> None:
+        """The left panel 40 % of the width, the stage the rest (again once the window is
+        shown: before that, Qt does not apply dock sizes)."""
         width = max(self.win.width(), 800)
         self.win.resizeDocks([self.docks[self.left], self.docks[self.current]],
                              [int(width * 0.4), int(width * 0.6)],

@@ -26,6 +26,7 @@ from ..core import lessons as core
 from ..core.runner import ProgramError
 from . import fonts, i18n, theme
 from .bridge import WorkspaceBridge
+from .flow_layout import FlowLayout
 from .run_controller import RunController
 
 #: how much larger than the interface the lesson text is (it is read from the back of a room)
@@ -168,9 +169,9 @@ class LessonPanel(QtWidgets.QWidget):
         self.checks.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.lesson_combo, 1)
-        nav = QtWidgets.QHBoxLayout()
+        nav = FlowLayout(spacing=6)  # wraps in a narrow dock or at a projector's text size
         nav.addWidget(self.prev_button)
-        nav.addWidget(self.step_combo, 1)
+        nav.addWidget(self.step_combo)
         nav.addWidget(self.next_button)
         nav.addWidget(self.reset_button)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)

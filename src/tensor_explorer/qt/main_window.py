@@ -364,7 +364,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def showEvent(self, e: QtGui.QShowEvent) -> None:
         super().showEvent(e)
-        if not self._sized and not self._restored:
+        if self.stage.active and not self._sized:  # started in presentation mode
+            self.stage.size_docks()
+            self._sized = True
+        elif not self._sized and not self._restored:
             self.apply_default_sizes()
 
     def _action(self, text: str, slot: Callable[..., Any],
