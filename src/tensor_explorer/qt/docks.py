@@ -103,6 +103,10 @@ class PanelFrame(QtWidgets.QScrollArea):
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.setWidgetResizable(False)
         self.setWidget(panel)
+        self._refit = QtCore.QTimer(self)  # owned: it goes with the frame, never fires after
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(0)
+        self._refit.timeout.connect(self.fit)
         panel.installEventFilter(self)
 
     def minimum(self, width: int) -> QtCore.QSize:
@@ -134,7 +138,7 @@ class PanelFrame(QtWidgets.QScrollArea):
 
     def eventFilter(self, watched: QtCore.QObject, e: QtCore.QEvent) -> bool:
         if watched is self.panel and e.type() == QtCore.QEvent.Type.LayoutRequest:
-            QtCore.QTimer.singleShot(0, self.fit)  # after the panel's layout settled
+            self._refit.start()  # after the panel's layout settled
         return False
 
     def sizeHint(self) -> QtCore.QSize:
