@@ -107,6 +107,7 @@ def test_info_reports_versions_cuda_fonts_and_folders() -> None:
     assert len(info["cuda"]["devices"]) == (torch.cuda.device_count()
                                             if torch.cuda.is_available() else 0)
     assert isinstance(info["qt_platform"], str) and info["qt_platform"]
+    assert set(info["fonts"]) == {"en", "zh"}  # the documented shape
     for lang in ("en", "zh"):
         assert info["fonts"][lang]["missing"] == 0
         assert info["fonts"][lang]["family"].startswith("Tensor Explorer Sans")
@@ -114,3 +115,17 @@ def test_info_reports_versions_cuda_fonts_and_folders() -> None:
     text = _run("info")
     assert text.returncode == 0 and "lacks 0 characters" in text.stdout
     assert f"torch            {torch.__version__}" in text.stdout
+
+
+def test_info_reports_a_window_platform_that_cannot_start() -> None:
+    """The case a bug report is for: the window's platform cannot start (here: a display that
+    does not exist). info still answers, and says why."""
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env["DISPLAY"] = ":9731"
+    env.pop("WAYLAND_DISPLAY", None)
+    r = subprocess.run([sys.executable, "-m", "tensor_explorer", "info", "--json"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["qt_platform_error"]
+    assert info["fonts"]["zh"]["missing"] == 0

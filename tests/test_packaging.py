@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -22,14 +23,24 @@ NO_FONTS = """<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
 <fontconfig><dir>/nonexistent-font-dir</dir><cachedir>{cache}</cachedir></fontconfig>
 """
+#: what a wheel is built from: the project without its build products and environments
+IGNORE = shutil.ignore_patterns(".venv", "build", "dist", "*.egg-info", "__pycache__", ".git",
+                                "*.pyc", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh environment with the wheel installed; returns its python."""
     tmp = tmp_path_factory.mktemp("wheel")
+    # built from a copy: setuptools reuses (and never prunes) a build/ folder in the tree, so a
+    # wheel built in the checkout could carry files deleted since
+    source = tmp / "source"
+    for part in ("src", "resources"):
+        shutil.copytree(ROOT / part, source / part, ignore=IGNORE)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-index",
-                    "--no-build-isolation", "-w", str(tmp / "dist"), str(ROOT)],
+                    "--no-build-isolation", "-w", str(tmp / "dist"), str(source)],
                    check=True, capture_output=True, text=True)
     (wheel,) = (tmp / "dist").glob("tensor_explorer-*.whl")
     names = zipfile.ZipFile(wheel).namelist()

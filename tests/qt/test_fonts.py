@@ -21,8 +21,13 @@ from tensor_explorer.qt import fonts, theme
 FONTS = resources_dir() / "fonts"
 NO_FONTS = """<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
-<fontconfig><dir>/nonexistent-font-dir</dir><cachedir>{cache}</cachedir></fontconfig>
+<fontconfig><dir>/nonexistent-font-dir</dir><cachedir>{cache}</cachedir>{rules}</fontconfig>
 """
+#: rendering settings a desktop may have: sub-pixel colours, no antialiasing, full hinting
+HOSTILE_RULES = """<match target="font">
+<edit name="rgba" mode="assign"><const>rgb</const></edit>
+<edit name="antialias" mode="assign"><bool>false</bool></edit>
+<edit name="hintstyle" mode="assign"><const>hintfull</const></edit></match>"""
 
 
 def test_every_bundled_face_registers_under_its_own_name(qapp) -> None:
@@ -103,14 +108,21 @@ def _screenshot(out: Path, env: dict[str, str], *args: str) -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_screenshot_is_the_same_image_with_no_fonts_at_all(tmp_path: Path, lang: str) -> None:
     """The lesson window (prose, code, checks, graph) in presentation mode, drawn on this
-    machine's fonts and on a machine with none at all: byte for byte the same PNG."""
+    machine's fonts, on a machine with none at all, and on one whose desktop asks for sub-pixel
+    colours, no antialiasing, full hinting and a larger DPI: byte for byte the same PNG."""
     conf = tmp_path / "no-fonts.conf"
-    conf.write_text(NO_FONTS.format(cache=tmp_path / "fc-cache"))
+    conf.write_text(NO_FONTS.format(cache=tmp_path / "fc-cache", rules=""))
+    hostile = tmp_path / "hostile.conf"
+    hostile.write_text(NO_FONTS.format(cache=tmp_path / "fc-cache", rules=HOSTILE_RULES))
     env = {k: v for k, v in os.environ.items() if not k.startswith("TENSOR_EXPLORER")}
     env["QT_QPA_PLATFORM"] = "offscreen"
     args = ("autograd-chain", "--step", "3", "--lang", lang, "--presentation")
     _screenshot(tmp_path / "system.png", env, *args)
     _screenshot(tmp_path / "none.png", {**env, "FONTCONFIG_FILE": str(conf)}, *args)
+    _screenshot(tmp_path / "hostile.png", {**env, "FONTCONFIG_FILE": str(hostile),
+                                           "QT_FONT_DPI": "120", "QT_SCALE_FACTOR": "1.5"},
+                *args)
     system, none = (tmp_path / "system.png").read_bytes(), (tmp_path / "none.png").read_bytes()
     assert len(system) > 20_000
     assert system == none
+    assert (tmp_path / "hostile.png").read_bytes() == system

@@ -184,3 +184,38 @@ def test_starting_in_presentation_mode_fits_at_1280x800(qtbot: QtBot, make_windo
     assert left.width() == pytest.approx(0.4 * again.width(), abs=20)
     assert audit(again, min_point_size=theme.PRESENTATION_MIN_POINT_SIZE) == []
     again.set_presentation(False)
+
+
+def test_switching_back_and_forth_never_moves_a_dock_edge(qtbot: QtBot, make_window) -> None:
+    """Each F5 on/off and each language switch gives every dock its size back: the bars keep
+    one height in both languages, presentation mode restores after the bars shrank back (a
+    separator used to creep ~11 px per F5 cycle and ~2 px per language switch)."""
+    from tests.qt.layout_audit import settle
+
+    win = make_window()
+    win.resize(1280, 800)
+    win.show()
+    settle()
+
+    def sizes() -> dict[str, tuple[int, int]]:
+        settle()
+        return {n: (d.width(), d.height()) for n, d in win.docks.items() if d.isVisible()}
+
+    before = sizes()
+    for _ in range(4):
+        win.set_presentation(True)
+        settle()
+        win.set_presentation(False)
+    assert sizes() == before
+    for _ in range(4):
+        win.set_language("zh")
+        settle()
+        win.set_language("en")
+    assert sizes() == before
+    for _ in range(2):
+        win.set_language("zh")
+        win.set_presentation(True)
+        settle()
+        win.set_language("en")
+        win.set_presentation(False)
+    assert sizes() == before

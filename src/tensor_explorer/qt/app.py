@@ -157,7 +157,16 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     Returns 1 (after writing) if a step's expectations did not hold.
     """
     if QtWidgets.QApplication.instance() is None:
+        import atexit
+        import shutil
+        import tempfile
+
+        from . import fonts
+
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # same pixels on every machine, no display
+        scratch = tempfile.mkdtemp(prefix="tensor-explorer-")
+        atexit.register(shutil.rmtree, scratch, True)
+        fonts.for_figures(os.environ, scratch)  # and whatever the fontconfig or scaling
     from ..core import lessons
     from . import i18n, theme
     from .lesson_panel import LessonPanel

@@ -209,6 +209,12 @@ class Stage(QtCore.QObject):
         self.current = "values"
         self._saved: QtCore.QByteArray | None = None
         self._titles: dict[str, QtWidgets.QWidget] = {}  # each dock's own title bar, kept
+        # once more when control is back in the event loop: deleting what a rearrangement left
+        # behind can make Qt show a stale tab bar again
+        self._tidy = QtCore.QTimer(self)
+        self._tidy.setSingleShot(True)
+        self._tidy.setInterval(0)
+        self._tidy.timeout.connect(lambda: tidy_tab_bars(self.win))
         self.bar = QtWidgets.QToolBar()
         self.bar.setObjectName("toolbar-panels")
         self.bar.setMovable(False)
@@ -292,6 +298,7 @@ class Stage(QtCore.QObject):
             self.actions[name].setVisible(True)
         self.show(self.current)
         tidy_tab_bars(self.win)
+        self._tidy.start()
         self.size_docks()
 
     def size_docks(self) -> None:
@@ -315,6 +322,7 @@ class Stage(QtCore.QObject):
         self.docks[name].raise_()
         self.actions[name].setChecked(True)
         tidy_tab_bars(self.win)
+        self._tidy.start()
         self.shown.emit(name)
 
     def leave(self) -> QtCore.QByteArray | None:
@@ -336,9 +344,18 @@ def restore(win: QtWidgets.QMainWindow, state: QtCore.QByteArray) -> bool:
     return ok
 
 
+def settle_layouts() -> None:
+    """Run the layout requests Qt has posted (new sizes after a font or dock change) now, and
+    nothing else (no queued signals from worker threads run inside the caller)."""
+    for _ in range(3):
+        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest.value)
+
+
 def tidy_tab_bars(win: QtWidgets.QMainWindow) -> None:
     """Hide the stray tab bars Qt 6 leaves behind when docks that were tabbed are rearranged
     or hidden: a bar is kept only when its tabs are exactly one group of shown, docked docks."""
+    # everything Qt posted to lay the docks out (its dock layout works through several kinds
+    # of posted events), so that the bars are judged as they will be shown
     QtCore.QCoreApplication.sendPostedEvents()
     docks = [d for d in win.findChildren(QtWidgets.QDockWidget) if d.parent() is win]
     by_title = {d.windowTitle(): d for d in docks}

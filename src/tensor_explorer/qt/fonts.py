@@ -15,6 +15,7 @@ fontconfig settings, so rendering does not depend on them either.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from functools import cache
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -30,6 +31,28 @@ BUNDLED = (SANS, SANS_SC, SYMBOLS, MONO)
 HINTING = QtGui.QFont.HintingPreference.PreferVerticalHinting
 
 _registered: dict[str, list[str]] | None = None
+_figures = False  # drawing figures (screenshot): grey-scale antialiasing, whatever the screen
+
+#: the rendering a figure is drawn with, whatever the system's fontconfig says (appended to it)
+FIGURE_FONTCONFIG = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <include ignore_missing="yes">{base}</include>
+  <match target="font">
+    <edit name="antialias" mode="assign"><bool>true</bool></edit>
+    <edit name="rgba" mode="assign"><const>none</const></edit>
+    <edit name="lcdfilter" mode="assign"><const>lcdnone</const></edit>
+    <edit name="hinting" mode="assign"><bool>true</bool></edit>
+    <edit name="hintstyle" mode="assign"><const>hintslight</const></edit>
+    <edit name="autohint" mode="assign"><bool>false</bool></edit>
+    <edit name="embeddedbitmap" mode="assign"><bool>false</bool></edit>
+  </match>
+</fontconfig>
+"""
+#: environment variables that change the pixels Qt draws (scaling, DPI)
+SCALING_VARIABLES = ("QT_FONT_DPI", "QT_SCALE_FACTOR", "QT_SCREEN_SCALE_FACTORS",
+                     "QT_ENABLE_HIGHDPI_SCALING", "QT_AUTO_SCREEN_SCALE_FACTOR",
+                     "QT_SCALE_FACTOR_ROUNDING_POLICY", "QT_USE_PHYSICAL_DPI")
 
 
 def fonts_dir() -> str:
@@ -68,10 +91,32 @@ def mono_families() -> list[str]:
     return [f for f in (MONO, SANS_SC, SYMBOLS) if f in have]
 
 
+def for_figures(environ: MutableMapping[str, str], folder: str) -> None:
+    """Before the QApplication exists: draw figures the same on every machine. The system's
+    fontconfig rendering settings (sub-pixel, no antialiasing, full hinting) are overridden by
+    a configuration written into ``folder``, and Qt's scaling variables are dropped. Fonts made
+    from now on use grey-scale antialiasing."""
+    import os
+
+    global _figures
+    _figures = True
+    for name in SCALING_VARIABLES:
+        environ.pop(name, None)
+    base = environ.get("FONTCONFIG_FILE") or "/etc/fonts/fonts.conf"
+    path = os.path.join(folder, "tensor-explorer-figures.conf")
+    text = FIGURE_FONTCONFIG.format(base=base.replace("&", "&amp;").replace("<", "&lt;"))
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    environ["FONTCONFIG_FILE"] = path
+
+
 def _finish(font: QtGui.QFont, chain: list[str]) -> QtGui.QFont:
     if chain:
         font.setFamilies(chain)
     font.setHintingPreference(HINTING)
+    if _figures:
+        font.setStyleStrategy(QtGui.QFont.StyleStrategy.NoSubpixelAntialias
+                              | QtGui.QFont.StyleStrategy.PreferAntialias)
     return font
 
 

@@ -39,25 +39,26 @@ def install(lang: str) -> bool:
         app.removeTranslator(tr)
     _translators.clear()
     _current = lang
+    ok = True
+    if lang == "en":
+        QtCore.QLocale.setDefault(QtCore.QLocale(QtCore.QLocale.Language.English))
+    else:
+        QtCore.QLocale.setDefault(QtCore.QLocale(QtCore.QLocale.Language.Chinese,
+                                                 QtCore.QLocale.Country.China))
+        ours = QtCore.QTranslator(app)
+        ok = ours.load(f"tensor_explorer_{lang}", translations_dir())
+        if ok:
+            app.installTranslator(ours)
+            _translators.append(ours)
+        qt_own = QtCore.QTranslator(app)
+        qt_dir = QtCore.QLibraryInfo.path(QtCore.QLibraryInfo.LibraryPath.TranslationsPath)
+        if qt_own.load("qtbase_zh_CN", qt_dir):
+            app.installTranslator(qt_own)
+            _translators.append(qt_own)
     if isinstance(app, QtWidgets.QApplication):
         from . import theme
 
-        # the bundled face of this language, everywhere: the application font, and the panels
-        # that make fonts of their own from it (they restyle on the theme's change signal)
+        # last, with the translations in place (panels restyle on the theme's change signal,
+        # in the new language): the bundled face of this language, everywhere
         theme.state().apply()
-    if lang == "en":
-        QtCore.QLocale.setDefault(QtCore.QLocale(QtCore.QLocale.Language.English))
-        return True
-    QtCore.QLocale.setDefault(QtCore.QLocale(QtCore.QLocale.Language.Chinese,
-                                             QtCore.QLocale.Country.China))
-    ours = QtCore.QTranslator(app)
-    ok = ours.load(f"tensor_explorer_{lang}", translations_dir())
-    if ok:
-        app.installTranslator(ours)
-        _translators.append(ours)
-    qt_own = QtCore.QTranslator(app)
-    qt_dir = QtCore.QLibraryInfo.path(QtCore.QLibraryInfo.LibraryPath.TranslationsPath)
-    if qt_own.load("qtbase_zh_CN", qt_dir):
-        app.installTranslator(qt_own)
-        _translators.append(qt_own)
     return ok

@@ -2,13 +2,15 @@
 
 Versions, CUDA devices, the Qt platform, the font each language draws with and how many
 characters of the shipped texts it lacks, and the folders the application reads and writes.
-Opens no window: fonts are measured on the offscreen platform when no display is available.
+Opens no window: fonts are measured on the offscreen platform; the window's own platform is
+tried in a child process, so a platform that cannot start is reported, not fatal.
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
 from importlib import metadata
 from typing import Any
@@ -37,10 +39,34 @@ def _cuda() -> dict[str, Any]:
     return {"available": available, "torch_cuda": torch.version.cuda, "devices": devices}
 
 
-def _display_available() -> bool:
-    if sys.platform != "linux" or os.environ.get("QT_QPA_PLATFORM"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+_PROBE = ("import sys\nfrom PySide6.QtWidgets import QApplication\n"
+          "app = QApplication(sys.argv[:1])\nprint(app.platformName())\n")
+
+
+def window_platform() -> tuple[str, str | None]:
+    """The Qt platform the window would start on, and why it cannot start (None: it can).
+
+    Tried in a child process: a platform plugin that cannot load (a missing libxcb-cursor0,
+    a stale ssh DISPLAY) aborts the process that tries it, and that is exactly what a bug
+    report needs to say."""
+    import subprocess
+
+    try:
+        run = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return os.environ.get("QT_QPA_PLATFORM", "unknown"), str(exc)
+    if run.returncode == 0 and run.stdout.strip():
+        return run.stdout.strip().splitlines()[-1], None
+    lines = [ln for ln in run.stderr.splitlines() if ln.strip()]
+    # the first of Qt's lines says what went wrong ("could not connect to display"), the
+    # ones after it what Qt then tried; keep the first two
+    why = "; ".join(ln.removeprefix("qt.qpa.xcb: ").removeprefix("qt.qpa.plugin: ").strip()
+                    for ln in lines[:2])
+    named = re.search(r'platform plugin "([\w-]+)"', run.stderr)
+    default = {"linux": "xcb", "darwin": "cocoa", "win32": "windows"}.get(sys.platform, "")
+    name = named.group(1) if named else os.environ.get("QT_QPA_PLATFORM", default) or "unknown"
+    return name, why or f"the window's platform did not start (exit status {run.returncode})"
 
 
 def collect() -> dict[str, Any]:
@@ -48,8 +74,8 @@ def collect() -> dict[str, Any]:
     import numpy
     import torch
 
-    if not _display_available():
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a headless machine: measure offscreen
+    platform_name, platform_error = window_platform()
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # fonts are measured offscreen: no window
     from PySide6 import QtCore, QtGui
 
     from ..paths import resources_dir
@@ -78,8 +104,6 @@ def collect() -> dict[str, Any]:
         font_report[lang] = {"family": drawn, "families": chain,
                              "missing": len(fonts.missing(lang))}
     mono = QtGui.QFontInfo(fonts.mono_font(size))
-    font_report["code"] = {"family": mono.family(), "families": fonts.mono_families()}
-    font_report["bundled"] = fonts.available()
     resources = resources_dir()
     folders = {
         "resources": str(resources),
@@ -94,8 +118,11 @@ def collect() -> dict[str, Any]:
         "versions": versions,
         "platform": f"{platform.system()} {platform.release()} ({platform.machine()})",
         "cuda": _cuda(),
-        "qt_platform": app.platformName(),
+        "qt_platform": platform_name,
+        "qt_platform_error": platform_error,
         "fonts": font_report,
+        "code_font": {"family": mono.family(), "families": fonts.mono_families()},
+        "bundled_fonts": fonts.available(),
         "folders": folders,
     }
 
@@ -106,7 +133,9 @@ def format_text(info: dict[str, Any]) -> str:
     lines += [f"  {name:16} {value or 'not installed'}"
               for name, value in info["versions"].items() if name != "tensor_explorer"]
     lines += ["", f"  {'system':16} {info['platform']}",
-              f"  {'Qt platform':16} {info['qt_platform']}"]
+              f"  {'Qt platform':16} {info['qt_platform']}"
+              + (f" (cannot start: {info['qt_platform_error']})"
+                 if info["qt_platform_error"] else "")]
     cuda = info["cuda"]
     if cuda["available"]:
         for d in cuda["devices"]:
@@ -121,7 +150,7 @@ def format_text(info: dict[str, Any]) -> str:
         f = info["fonts"][lang]
         lines.append(f"  {'font, ' + label:16} {f['family']} (then {', '.join(f['families'][1:])}"
                      f"); lacks {f['missing']} characters of the shipped texts")
-    lines.append(f"  {'font, code':16} {info['fonts']['code']['family']}")
+    lines.append(f"  {'font, code':16} {info['code_font']['family']}")
     lines.append("")
     lines += [f"  {name:16} {path}" for name, path in info["folders"].items()]
     return "\n".join(lines)

@@ -23,7 +23,7 @@ from ..core.preview import write_refusal
 from ..core.runner import ProgramError
 from ..core.sources import open_into
 from ..core.workspace import Workspace
-from . import i18n, theme
+from . import fonts, i18n, theme
 from .bridge import WorkspaceBridge
 from .console_panel import ConsolePanel
 from .docks import (
@@ -34,6 +34,7 @@ from .docks import (
     Stage,
     default_state,
     restore,
+    settle_layouts,
     side_state,
 )
 from .inspector_panel import InspectorPanel
@@ -186,6 +187,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_ui()
         self.runner.failed.connect(self._run_failed)
         self.runner.busy_changed.connect(self._busy_changed)
+        theme.state().changed.connect(self._steady_bars)
+        self._steady_bars()
         self.bridge.selected.connect(self._update_status)
         self.bridge.modified.connect(self._update_status)
         self.resize(1280, 800)
@@ -496,6 +499,7 @@ class MainWindow(QtWidgets.QMainWindow):
         elif not on and self.stage.active:
             saved = self.stage.leave()
             theme.state().apply(scale=1.0)
+            settle_layouts()  # the bars at their normal height first, or the docks absorb it
             if saved is not None:
                 self.restore_layout_state(saved)
                 if saved is side_state("lesson"):
@@ -506,6 +510,27 @@ class MainWindow(QtWidgets.QMainWindow):
             theme.state().apply(scale=theme.PRESENTATION_SCALE if on else 1.0)
         self.present_action.setChecked(on)
         self._store("presentation", "true" if on else "false")
+
+    @QtCore.Slot()
+    def _steady_bars(self) -> None:
+        """Menu, tool and status bar as tall in one language as in the other: the Chinese
+        face has taller lines, and a bar that grew would take its height from the docks (a
+        dock would shrink a little at every switch)."""
+        size = theme.BASE_POINT_SIZE * theme.state().scale
+        for bar in (self.menuBar(), self.main_toolbar):
+            bar.setMinimumHeight(0)
+            heights = []
+            for lang in i18n.LANGUAGES:
+                bar.setFont(fonts.ui_font(size, lang))
+                layout = bar.layout()
+                if layout is not None:
+                    layout.invalidate()
+                heights.append(bar.sizeHint().height())
+            bar.setFont(QtGui.QFont())  # the application's font again
+            bar.setMinimumHeight(max(heights))
+        # the status bar is as tall as its text: give its label the taller language's line
+        self.status_label.setMinimumHeight(max(
+            QtGui.QFontMetrics(fonts.ui_font(size, lang)).height() for lang in i18n.LANGUAGES))
 
     def _left_panel(self) -> str:
         """The panel presentation mode keeps on the left: the lesson when one is open."""

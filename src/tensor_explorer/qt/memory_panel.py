@@ -94,6 +94,8 @@ class _View(QtWidgets.QGraphicsView):
             self.panel.redraw_keeping_view()
 
 
+WRAPPED_ROWS = 300  # relation rows measured and wrapped one by one (see MemoryPanel._size_table)
+
 _BREAK_AFTER = re.compile(r"([._(,=])(?=\S)")
 
 
@@ -153,17 +155,8 @@ class MemoryPanel(QtWidgets.QWidget):
         self.table = QtWidgets.QTableWidget(0, 5)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(True)
-        # names, kind and bytes as wide as their longest text (at any text size), the "why"
-        # column takes the rest and wraps; rows as tall as their text
-        header = self.table.horizontalHeader()
-        for column in range(4):
-            header.setSectionResizeMode(column,
-                                        QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        self.table.verticalHeader().setSectionResizeMode(
-            QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideNone)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self._size_table()
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.itemSelectionChanged.connect(self._row_selected)
         self.note = QtWidgets.QLabel()
@@ -438,9 +431,30 @@ class MemoryPanel(QtWidgets.QWidget):
         for r, rel in enumerate(rels):
             for c, text in enumerate((rel.a or "", rel.b or "", "", f"{rel.shared_bytes:,}", "")):
                 self.table.setItem(r, c, QtWidgets.QTableWidgetItem(text))
-        self._table_texts()  # (columns and rows size themselves: see the header's modes)
+        self._table_texts()
+        self._size_table()
         self._set_note()
         self._fit_split()
+
+    def _size_table(self) -> None:
+        """Names, kind and bytes as wide as their longest text (at any text size), the "why"
+        column the rest, wrapped, each row as tall as its text. Above WRAPPED_ROWS relations
+        (a value with hundreds of views) measuring every row would hold the window for seconds:
+        rows are then one line high, "why" ends in "…" and its tool tip has it all."""
+        many = self.table.rowCount() > WRAPPED_ROWS
+        mode = QtWidgets.QHeaderView.ResizeMode
+        header = self.table.horizontalHeader()
+        for column in range(4):
+            header.setSectionResizeMode(column, mode.Interactive if many
+                                        else mode.ResizeToContents)
+        self.table.verticalHeader().setSectionResizeMode(mode.Fixed if many
+                                                         else mode.ResizeToContents)
+        self.table.setWordWrap(not many)
+        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight if many
+                                    else QtCore.Qt.TextElideMode.ElideNone)
+        if many:
+            for column in range(4):  # the rows in view (Qt measures at most those)
+                self.table.resizeColumnToContents(column)
 
     def _table_texts(self) -> None:
         """The worded cells of the relation list (kind, why and their tool tips), set on the
@@ -516,6 +530,7 @@ class MemoryPanel(QtWidgets.QWidget):
         self.legend.setStyleSheet(f"color: {t.muted};")
         self.info.setStyleSheet(f"color: {t.text}; font-weight: bold;")
         self.info.setMinimumHeight(int(QtGui.QFontMetrics(self.font()).height() * 2.2 * s))
+        self._size_table()  # (a larger font: wider columns)
         if self._ready:
             self.redraw_keeping_view()
 
