@@ -118,52 +118,53 @@
 <context>
     <name>ConsolePanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="120"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="124"/>
         <source>Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them</source>
+        <extracomment>a program from a file nobody trusted yet ran restricted: says so, offers to trust it</extracomment>
         <translation>输入语句，例如  y = x @ w + b   — Ctrl+Enter 运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="121"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="125"/>
         <source>Device that factories (torch.zeros, torch.randn...) create tensors on</source>
         <translation>工厂函数（torch.zeros、torch.randn…）创建张量时使用的设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="123"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="127"/>
         <source>default device</source>
         <translation>默认设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="124"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="128"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="125"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="129"/>
         <source>Run the statements (Ctrl+Enter)</source>
         <translation>运行这些语句（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="126"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="130"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="127"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="131"/>
         <source>Stop a running program; the workspace keeps what it had</source>
         <translation>停止正在运行的程序；工作区保留已有内容</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="129"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="133"/>
         <source>Clear output</source>
         <translation>清空输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="130"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="134"/>
         <source>device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="185"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="190"/>
         <source>bound or changed: {0}</source>
         <translation>绑定或修改：{0}</translation>
     </message>
@@ -171,12 +172,12 @@
 <context>
     <name>DockTitleBar</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/docks.py" line="121"/>
+        <location filename="../../src/tensor_explorer/qt/docks.py" line="181"/>
         <source>Float or dock this panel</source>
         <translation>让此面板浮动或停靠</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/docks.py" line="122"/>
+        <location filename="../../src/tensor_explorer/qt/docks.py" line="182"/>
         <source>Close this panel (View menu brings it back)</source>
         <translation>关闭此面板（可从“视图”菜单重新打开）</translation>
     </message>
@@ -197,680 +198,680 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="87"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="88"/>
         <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
         <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="91"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="92"/>
         <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
         <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="95"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="96"/>
         <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
         <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="724"/>
         <source>Re-run the program that built this graph on another device</source>
         <translation>在另一个设备上重新运行构建这张图的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="685"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="725"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="686"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="726"/>
         <source>Zoom out (-)</source>
         <translation>缩小 (-)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="727"/>
         <source>Zoom in (+)</source>
         <translation>放大 (+)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
         <source>Show the whole graph (0)</source>
         <translation>显示整张图 (0)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="794"/>
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="691"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="731"/>
         <source>Run root.backward(...) and record the gradient along every edge</source>
         <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="732"/>
         <source>How many backward calls to run in a row</source>
         <translation>连续运行多少次 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="694"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
         <source>Keep the saved tensors so backward can run on this graph again</source>
         <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
         <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
         <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
         <source>Call retain_grad() on this intermediate so its .grad is kept</source>
         <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="701"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
         <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
         <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="703"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
         <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
         <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="704"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
         <source>Numerical check</source>
         <translation>数值检验</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="706"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
         <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
         <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="707"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="747"/>
         <source>Training step…</source>
         <translation>训练一步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="709"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="749"/>
         <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="710"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="750"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="713"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1184"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="753"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1226"/>
         <source>call</source>
         <translation>调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
         <source>‖grad‖</source>
         <translation>‖grad‖</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="711"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="751"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="712"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="752"/>
         <source>Accumulation</source>
         <translation>累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="682"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="722"/>
         <source>Device:</source>
         <extracomment>emitted after a graph is shown (drawn), and after each backward / zero_grad</extracomment>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
         <source>gradient:</source>
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="755"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="795"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="823"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="863"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="870"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="910"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="872"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="912"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="919"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="959"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="963"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1003"/>
         <source>Graph of &lt;b&gt;{0}&lt;/b&gt;: {1} nodes, {2} edges</source>
         <translation>&lt;b&gt;{0}&lt;/b&gt; 的计算图：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="969"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1009"/>
         <source>(collapsed: repeated blocks in {0} group(s), {1} chain(s); click a group to expand)</source>
         <translation>（已折叠：{0} 个重复块分组，{1} 条链；点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="973"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1013"/>
         <source>(repeated blocks collapsed into {0} group(s): click a group to expand)</source>
         <translation>（重复块折叠成了 {0} 个分组：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="976"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1016"/>
         <source>({0} chains collapsed: click a group to expand)</source>
         <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="979"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1019"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="996"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1036"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="999"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1039"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1012"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1053"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1050"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1092"/>
         <source>Wait: {0}</source>
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1053"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1095"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1057"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1099"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1099"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1141"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1116"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1158"/>
         <source>{0} backward call(s) ran, then: </source>
         <translation>运行了 {0} 次 backward，然后：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1134"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1176"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1168"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1210"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1172"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1214"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1184"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1226"/>
         <source>event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1184"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1226"/>
         <source>step</source>
         <translation>步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1231"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1273"/>
         <source>Expanded {0} repeated blocks of {1} operations each.</source>
         <translation>展开了 {0} 个重复块，每块 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1234"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1276"/>
         <source>Expanded block {0} of {1} ({2} operations).</source>
         <translation>展开了第 {0} 块（共 {1} 块，{2} 个运算）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1238"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1280"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1279"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1321"/>
         <source>root: where backward starts</source>
         <translation>根：backward 从这里开始</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1280"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1322"/>
         <source>operation (its backward function)</source>
         <translation>运算（它的反向函数）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1281"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1323"/>
         <source>named intermediate (a workspace value)</source>
         <translation>有名字的中间结果（工作区中的值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1282"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1324"/>
         <source>leaf: .grad accumulates here</source>
         <translation>叶子：.grad 在这里累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1283"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1325"/>
         <source>group: repeated blocks or a chain of operations (click to expand)</source>
         <translation>分组：重复块或一条运算链（点击展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1285"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1327"/>
         <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
         <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1291"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1333"/>
         <source>Click a node for its saved tensors and .grad, or an edge for the gradient that flowed along it. Data flows down the arrows; backward sends gradients back up.</source>
         <translation>点击节点查看它保存的张量和 .grad，点击边查看沿它流过的梯度。数据沿箭头向下流动；backward 把梯度向上传回。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1333"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1375"/>
         <source>.grad is None: no backward has reached this leaf since it was made or last set to None.</source>
         <translation>.grad 是 None：自创建或上次被设为 None 以来，还没有 backward 传到这个叶子。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1344"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1386"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1346"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1388"/>
         <source>STALE: changed in place</source>
         <translation>已过期：被原地修改</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1348"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1390"/>
         <source>freed by backward</source>
         <translation>已被 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1353"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1395"/>
         <source>saved tensor</source>
         <translation>保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1353"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1395"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1353"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1395"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1353"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1395"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1386"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1428"/>
         <source>{0} repeated blocks of {1} operations</source>
         <translation>{0} 个重复块，每块 {1} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1388"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1430"/>
         <source>The same block of operations, {0} times in a row: the iterations of a loop or the layers of a stack. Blocks count as the same when their operations and the way they connect are the same; their values, shapes and weights may differ.</source>
         <translation>同一块运算连续出现 {0} 次：循环的各次迭代，或堆叠的各层。只要运算和它们的连接方式相同，就算作相同的块；它们的值、形状和权重可以不同。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1392"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1434"/>
         <source>Click it in the graph to show its blocks.</source>
         <translation>在图中点击它即可显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1394"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1436"/>
         <source>Block {0} of {1} ({2} operations)</source>
         <translation>第 {0} 块，共 {1} 块（{2} 个运算）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1396"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1438"/>
         <source>One block of a run of repeated blocks; block 1 was computed first (the first iteration the run covers).</source>
         <translation>一串重复块中的一块；第 1 块最先计算（这一串所包含的第一次迭代）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1398"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1440"/>
         <source>Click it in the graph to show its operations.</source>
         <translation>在图中点击它即可显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1404"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1446"/>
         <source>Leaves it reads ({0}): {1}</source>
         <translation>它读取的叶子（{0} 个）：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1427"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1469"/>
         <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
         <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1444"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1486"/>
         <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
         <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1448"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1476"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1490"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1518"/>
         <source>Run backward to see the gradient that flows along this edge.</source>
         <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1468"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1510"/>
         <source>{0} edges of the graph, one from each place in the group that uses {1}; the gradients along them add up.</source>
         <translation>计算图中的 {0} 条边，分组里每个用到 {1} 的地方各有一条；沿这些边的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1483"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1525"/>
         <source>Norm of the summed gradient: {0}</source>
         <translation>梯度之和的范数：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1484"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1526"/>
         <source>Expand the group to see the gradient along each edge.</source>
         <translation>展开分组可查看每条边上的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1499"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1541"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1508"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1550"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1515"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1557"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1550"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1592"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1554"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1596"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1567"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1609"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1593"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1635"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1599"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1641"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1605"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1647"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1630"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1672"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1645"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1687"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1657"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1699"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1657"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1699"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1658"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1700"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1716"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1758"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1806"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1848"/>
         <source>(meta: no values)</source>
         <translation>（meta：没有数值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1807"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1849"/>
         <source>A chain of operations with one input and one consumer each.</source>
         <translation>一条运算链：每个运算只有一个输入和一个使用者。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1808"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1850"/>
         <source>A leaf: backward accumulates its gradient into .grad.</source>
         <translation>叶子：backward 把它的梯度累积到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1810"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1852"/>
         <source>block {0} of {1}</source>
         <translation>第 {0} 块，共 {1} 块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1811"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1853"/>
         <source>Click for its saved tensors.</source>
         <translation>点击查看它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1812"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1854"/>
         <source>Click it in the graph to expand it.</source>
         <translation>在图中点击它即可展开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1813"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1855"/>
         <source>click to expand</source>
         <translation>点击展开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1814"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1856"/>
         <source>constant · {0}</source>
         <translation>常量 · {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1815"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1857"/>
         <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
         <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1819"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1861"/>
         <source>Cut off from the graph</source>
         <translation>已从计算图断开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1820"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1862"/>
         <source>Cut: gradient stops here</source>
         <translation>断开：梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1821"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1863"/>
         <source>Each block, in the order computed</source>
         <translation>每一块（按计算顺序）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1822"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1864"/>
         <source>grad (retained) = {0}</source>
         <translation>grad（保留）= {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1825"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1867"/>
         <source>gradient stops here</source>
         <translation>梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1827"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1869"/>
         <source>Group of {0} operations</source>
         <translation>{0} 个运算组成的分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1829"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1871"/>
         <source>leaf {0} {1}</source>
         <translation>叶子 {0} {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1831"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1873"/>
         <source>no grad</source>
         <translation>无梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1832"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1874"/>
         <source>No gradient flowed along this edge.</source>
         <translation>这条边上没有梯度流过。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1834"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1876"/>
         <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
         <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1838"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1880"/>
         <source>re-running the program failed: {0}</source>
         <translation>重新运行程序失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1839"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1881"/>
         <source>root</source>
         <translation>根</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1840"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1882"/>
         <source>root: {0}</source>
         <translation>根：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1841"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1883"/>
         <source>Saved for backward</source>
         <translation>为反向传播保存的张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1842"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1884"/>
         <source>Saved nothing for backward.</source>
         <translation>没有为反向传播保存任何张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1843"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1885"/>
         <source>saved tensor changed in place!</source>
         <translation>保存的张量被原地修改了！</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1844"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1886"/>
         <source>The gradient list is not a rectangular list of numbers ({0}).</source>
         <translation>梯度列表不是规整的数字列表（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1847"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1889"/>
         <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
         <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1850"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1892"/>
         <source>The root is not a tensor after re-running.</source>
         <translation>重新运行后，根不是张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1851"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1893"/>
         <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
         <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1855"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1897"/>
         <source>{0} edges</source>
         <translation>{0} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1856"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1898"/>
         <source>{0} ops</source>
         <translation>{0} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1857"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1899"/>
         <source>{0} × {1} ops</source>
         <translation>{0} × {1} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1809"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1851"/>
         <source>backward calls accumulated: {0}</source>
         <translation>已累积的 backward 次数：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1823"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1865"/>
         <source>gradient it receives</source>
         <translation>它接收的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1824"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1866"/>
         <source>gradient shape</source>
         <translation>梯度形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1826"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1868"/>
         <source>group</source>
         <translation>分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1828"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1870"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1830"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1872"/>
         <source>names</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1833"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1875"/>
         <source>on</source>
         <translation>位于</translation>
     </message>
@@ -878,348 +879,438 @@
 <context>
     <name>Inspector</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="35"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="46"/>
         <source>What it is</source>
-        <extracomment>item data role of a group row&apos;s language-independent key (&quot;Memory layout&quot;, &quot;statistics&quot;...) values with at most this many elements get their statistics synchronously</extracomment>
+        <extracomment>item data role of a group row&apos;s language-independent key (&quot;Memory layout&quot;, &quot;statistics&quot;...) values with at most this many elements get their statistics synchronously item data role of a module&apos;s parameter or buffer row: its qualified name in the workspace a module&apos;s parameters (and buffers) listed at most, each; the Workspace panel has them all</extracomment>
         <translation>基本信息</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="36"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="47"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="36"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="47"/>
         <source>Whether this is a torch tensor or a NumPy array.</source>
         <translation>这是 torch 张量还是 NumPy 数组。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="37"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="48"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="37"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="48"/>
         <source>The size along each axis; its length is the number of dimensions.</source>
         <translation>每个轴上的大小；它的长度就是维数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="38"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="49"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="38"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="49"/>
         <source>The type of every element: it decides precision, range and which operations are allowed.</source>
         <translation>每个元素的类型：决定精度、取值范围以及允许哪些运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="39"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="50"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="39"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="50"/>
         <source>Where the data lives (cpu, cuda:0...); tensors in one operation must share a device.</source>
         <translation>数据所在的位置（cpu、cuda:0…）；同一运算中的张量必须在同一设备上。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="40"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="51"/>
         <source>elements</source>
         <translation>元素数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="40"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="51"/>
         <source>How many elements there are: the product of the shape.</source>
         <translation>元素个数：形状各维的乘积。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="42"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="53"/>
         <source>Memory layout</source>
         <translation>内存布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="43"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="54"/>
         <source>stride</source>
         <translation>步长 stride</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="43"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="54"/>
         <source>How many elements to skip in memory to move one step along each axis.</source>
         <translation>沿每个轴前进一步时，在内存中要跳过多少个元素。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="44"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="55"/>
         <source>storage offset</source>
         <translation>存储偏移</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="44"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="55"/>
         <source>Where the first element sits in its storage, counted in elements.</source>
         <translation>第一个元素在存储中的位置（以元素计）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="45"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="56"/>
         <source>contiguous</source>
         <translation>连续</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="45"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="56"/>
         <source>True when the elements lie in memory in row-major order with no gaps; view() needs this.</source>
         <translation>元素在内存中按行优先顺序无间隙排列时为 True；view() 需要这一点。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="46"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="57"/>
         <source>element size</source>
         <translation>元素大小</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="46"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="57"/>
         <source>Bytes per element.</source>
         <translation>每个元素的字节数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="47"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="58"/>
         <source>bytes</source>
         <translation>字节数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="47"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="58"/>
         <source>Bytes the elements would need: elements x element size.</source>
         <translation>这些元素需要的字节数：元素数 × 元素大小。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="48"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="59"/>
         <source>storage bytes</source>
         <translation>存储字节数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="48"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="59"/>
         <source>Bytes of the whole allocation this value looks into (views share it).</source>
         <translation>该值所引用的整块内存的字节数（视图共享它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="49"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="60"/>
         <source>internal overlap</source>
         <translation>内部重叠</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="49"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="60"/>
         <source>True when two elements read the same bytes (after expand): in-place writes are unsafe.</source>
         <translation>两个元素读取相同字节时为 True（如 expand 之后）：原地写入不安全。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="50"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="61"/>
         <source>is a view</source>
         <translation>是视图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="50"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="61"/>
         <source>True when this value looks into memory owned by another value.</source>
         <translation>该值引用的是另一个值拥有的内存时为 True。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="51"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="62"/>
         <source>memory-mapped file</source>
         <translation>内存映射文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="51"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="62"/>
         <source>The file whose pages hold these bytes, read only when used; edits never reach the file.</source>
         <translation>保存这些字节的文件，用到时才读取；修改不会写回文件。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="52"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="63"/>
         <source>byte order</source>
         <translation>字节序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="52"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="63"/>
         <source>The order of bytes in each element; torch needs this machine&apos;s order.</source>
         <translation>每个元素内字节的排列顺序；torch 需要本机字节序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="53"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="64"/>
         <source>writeable</source>
         <translation>可写</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="53"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="64"/>
         <source>Whether the memory can be written to.</source>
         <translation>这块内存是否可以写入。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="55"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="66"/>
         <source>Autograd</source>
         <translation>自动微分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="56"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="67"/>
         <source>requires_grad</source>
         <translation>requires_grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="56"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="67"/>
         <source>True when autograd records operations on this tensor so gradients can flow to it.</source>
         <translation>autograd 会记录对该张量的运算、梯度能流到它时为 True。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="57"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="68"/>
         <source>is leaf</source>
         <translation>叶子节点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="57"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="68"/>
         <source>True for tensors created by you rather than computed; only leaves get .grad filled by backward().</source>
         <translation>由你直接创建（而非计算得到）的张量为 True；backward() 只填充叶子张量的 .grad。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="58"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="69"/>
         <source>grad_fn</source>
         <translation>grad_fn</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="58"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="69"/>
         <source>The autograd node that made this tensor; backward() starts here.</source>
         <translation>生成该张量的 autograd 节点；backward() 从这里开始。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="59"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="70"/>
         <source>grad</source>
         <translation>梯度 grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="59"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="70"/>
         <source>The accumulated gradient (shape and norm), or None.</source>
         <translation>累积的梯度（形状和范数），或 None。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="60"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="71"/>
         <source>retains grad</source>
         <translation>保留梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="60"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="71"/>
         <source>True after retain_grad(): this non-leaf keeps its gradient.</source>
         <translation>调用 retain_grad() 后为 True：这个非叶子张量会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="61"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="72"/>
         <source>version</source>
         <translation>版本号</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="61"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="72"/>
         <source>Counts in-place changes; autograd uses it to detect a saved tensor that was modified.</source>
         <translation>记录原地修改的次数；autograd 用它发现被修改过的已保存张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="62"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="73"/>
         <source>inference tensor</source>
         <translation>推理张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="62"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="73"/>
         <source>Made under torch.inference_mode(): it can never enter autograd.</source>
         <translation>在 torch.inference_mode() 下创建：永远不能进入 autograd。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="63"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="74"/>
         <source>parameter</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="63"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="74"/>
         <source>An nn.Parameter: a leaf that a module trains.</source>
         <translation>nn.Parameter：由模块训练的叶子张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="68"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="79"/>
+        <source>parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="79"/>
+        <source>How many numbers the module learns: the elements of all its parameters, a shared one counted once.</source>
+        <translation>模块要学习多少个数：所有参数的元素总数，共享的参数只计一次。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="80"/>
+        <source>trainable</source>
+        <translation>可训练</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="80"/>
+        <source>Elements of the parameters with requires_grad=True: what an optimizer updates; the others are frozen.</source>
+        <translation>requires_grad=True 的参数的元素数：优化器会更新它们；其余的参数被冻结。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="81"/>
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="81"/>
+        <source>How many parameters hold a .grad from backward(); zero_grad() clears them.</source>
+        <translation>有多少个参数持有 backward() 算出的 .grad；zero_grad() 会清除它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="82"/>
+        <source>buffers</source>
+        <translation>缓冲区 buffers</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="82"/>
+        <source>Tensors the module keeps but does not train (batch norm&apos;s running mean and variance); saved in its state_dict.</source>
+        <translation>模块保存但不训练的张量（例如 batch norm 的滑动均值和方差），会存入它的 state_dict。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="83"/>
+        <source>devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="83"/>
+        <source>Where its parameters and buffers live; its inputs must be on the same device.</source>
+        <translation>它的参数和缓冲区所在的设备；输入必须在同一设备上。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="84"/>
+        <source>dtypes</source>
+        <translation>dtype</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="84"/>
+        <source>The dtypes of its parameters and buffers; floating inputs should have the parameters&apos; dtype.</source>
+        <translation>它的参数和缓冲区的 dtype；浮点输入应与参数的 dtype 相同。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="85"/>
+        <source>mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="85"/>
+        <source>train() or eval(): dropout and batch norm behave differently in each.</source>
+        <translation>train() 或 eval()：dropout 和 batch norm 在两种模式下的行为不同。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="86"/>
+        <source>submodules</source>
+        <translation>子模块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="86"/>
+        <source>How many modules it contains at every depth (a shared one counted once).</source>
+        <translation>它在各层级包含的模块数（共享的模块只计一次）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="87"/>
+        <source>uninitialized</source>
+        <translation>未初始化</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="87"/>
+        <source>Parameters of a lazy module: they get their shape at the first forward pass.</source>
+        <translation>惰性模块（lazy module）的参数：第一次前向计算时才确定形状。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="91"/>
         <source>min</source>
         <translation>最小值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="68"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="91"/>
         <source>The smallest finite value.</source>
         <translation>最小的有限值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="69"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="92"/>
         <source>max</source>
         <translation>最大值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="69"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="92"/>
         <source>The largest finite value.</source>
         <translation>最大的有限值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="70"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="93"/>
         <source>mean</source>
         <translation>均值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="70"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="93"/>
         <source>The average of the finite values (accumulated in float64).</source>
         <translation>有限值的平均值（以 float64 累加）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="71"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="94"/>
         <source>std</source>
         <translation>标准差</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="71"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="94"/>
         <source>The standard deviation of the finite values (population, ddof=0).</source>
         <translation>有限值的标准差（总体，ddof=0）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="72"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="95"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="72"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="95"/>
         <source>How many elements are Not a Number.</source>
         <translation>有多少个元素是 NaN（非数）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="73"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="96"/>
         <source>+Inf</source>
         <translation>+Inf</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="73"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="96"/>
         <source>How many elements are positive infinity.</source>
         <translation>有多少个元素是正无穷。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="74"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="97"/>
         <source>-Inf</source>
         <translation>-Inf</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="74"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="97"/>
         <source>How many elements are negative infinity.</source>
         <translation>有多少个元素是负无穷。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="75"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="98"/>
         <source>zeros</source>
         <translation>零的个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="75"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="98"/>
         <source>How many elements are exactly zero.</source>
         <translation>恰好等于零的元素个数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="76"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="99"/>
         <source>first non-finite</source>
         <translation>第一个非有限值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="76"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="99"/>
         <source>The index of the first NaN or Inf, in row-major order.</source>
         <translation>按行优先顺序第一个 NaN 或 Inf 的下标。</translation>
     </message>
@@ -1227,108 +1318,212 @@
 <context>
     <name>InspectorPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="155"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="194"/>
         <source>fact</source>
         <extracomment>groups to show collapsed and scroll positions to restore when statistics computed in the background arrive after a language switch (see :meth:`retranslate`)</extracomment>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="155"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="194"/>
         <source>value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="156"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="195"/>
         <source>statistics %p%</source>
         <translation>统计 %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="252"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="305"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="257"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="310"/>
         <source>repr</source>
         <translation>repr</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="300"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="356"/>
+        <source>{0} ({1} frozen)</source>
+        <translation>{0}（{1} 个被冻结）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="357"/>
+        <source>training (train())</source>
+        <translation>训练模式（train()）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="357"/>
+        <source>evaluation (eval())</source>
+        <translation>评估模式（eval()）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="359"/>
+        <source>{0}; {1} submodules in the other mode</source>
+        <translation>{0}；有 {1} 个子模块处于另一种模式</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="361"/>
+        <source>{0} in {1} tensors</source>
+        <translation>{0}，共 {1} 个张量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="364"/>
+        <source>{0} of {1} parameters have .grad</source>
+        <translation>{1} 个参数中有 {0} 个有 .grad</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="366"/>
+        <source>{0} ({1} elements)</source>
+        <translation>{0} 个（{1} 个元素）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="381"/>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="386"/>
         <source>Parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="305"/>
-        <source>training mode</source>
-        <translation>训练模式</translation>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="387"/>
+        <source>Buffers</source>
+        <translation>缓冲区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="306"/>
-        <source>train() vs eval(): dropout and batch norm behave differently.</source>
-        <translation>train() 与 eval()：dropout 和 batch norm 的行为不同。</translation>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="395"/>
+        <source>{0} more: expand {1} in the Workspace panel</source>
+        <translation>还有 {0} 个：在工作区面板中展开 {1} 查看</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="312"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="399"/>
+        <source>not initialized yet (lazy module)</source>
+        <translation>尚未初始化（惰性模块）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="407"/>
+        <source>Double-click to inspect {0}.{1}</source>
+        <translation>双击查看 {0}.{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="418"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="449"/>
         <source>How it was made</source>
         <translation>如何得到</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="314"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="422"/>
+        <source>a parameter of {0} ({1})</source>
+        <translation>{0}（{1}）的参数</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="423"/>
+        <source>a buffer of {0} ({1})</source>
+        <translation>{0}（{1}）的缓冲区</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="424"/>
+        <source>a submodule of {0} ({1})</source>
+        <translation>{0}（{1}）的子模块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="425"/>
+        <source>belongs to</source>
+        <translation>所属模块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="426"/>
+        <source>The module that holds it; the module&apos;s parameters(), state_dict() and optimizer include it.</source>
+        <translation>持有它的模块；该模块的 parameters()、state_dict() 和优化器都包含它。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="428"/>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="429"/>
+        <source>How to reach it in Python.</source>
+        <translation>在 Python 中如何访问它。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="433"/>
+        <source>shared with</source>
+        <translation>共享于</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="434"/>
+        <source>The same object is registered under this name too: a change to one is a change to the other.</source>
+        <translation>同一个对象也以这个名字注册：改动其中一个就是改动另一个。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="440"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="451"/>
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="314"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="440"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="451"/>
         <source>handed in (file or explore())</source>
         <translation>直接传入（文件或 explore()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="317"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="442"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
         <source>statement</source>
         <translation>语句</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="318"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="443"/>
+        <source>The code that bound {0}, the module it belongs to.</source>
+        <translation>绑定 {0}（它所属的模块）的代码。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="455"/>
         <source>The code that bound this name.</source>
         <translation>绑定这个名字的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="320"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="457"/>
         <source>grad mode</source>
         <translation>梯度模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="321"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="458"/>
         <source>The autograd mode in force when it was made.</source>
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="325"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="462"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="504"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="376"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="513"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="514"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="437"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="618"/>
         <source>No common mistakes found.</source>
         <translation>没有发现常见错误。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="438"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="619"/>
         <source>Select a value to inspect it.</source>
         <translation>选择一个值来检查它。</translation>
     </message>
@@ -1336,109 +1531,119 @@
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="199"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="207"/>
         <source>◀ Previous</source>
         <extracomment>how much larger than the interface the lesson text is (it is read from the back of a room) the message shown instead of a step (its title, re-translated; its detail), if any</extracomment>
         <translation>◀ 上一步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="200"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="208"/>
         <source>Previous step (PageUp, Alt+Left)</source>
         <translation>上一步（PageUp、Alt+←）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="201"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="209"/>
         <source>Next ▶</source>
         <translation>下一步 ▶</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="202"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="210"/>
         <source>Next step (PageDown, Alt+Right)</source>
         <translation>下一步（PageDown、Alt+→）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="203"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="211"/>
         <source>Reset</source>
         <translation>重来</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="204"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="212"/>
         <source>Clear the workspace and start the lesson again</source>
         <translation>清空工作区，从头开始这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="258"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="267"/>
         <source>The shipped lessons could not be read</source>
         <translation>无法读取内置课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="266"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="275"/>
         <source>Open lesson file…</source>
         <translation>打开课程文件…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="295"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="307"/>
         <source>This lesson cannot be opened</source>
         <translation>无法打开这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="323"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="352"/>
+        <source>It could not be trusted: {0}</source>
+        <translation>无法信任它：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="367"/>
         <source>Open lesson</source>
         <translation>打开课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="324"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="368"/>
         <source>Lessons (*.md)</source>
         <translation>课程 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="523"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="567"/>
         <source>Running step {0}…</source>
         <translation>正在运行第 {0} 步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="603"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="647"/>
         <source>✗ Step {0} did not go as planned while replaying</source>
         <translation>✗ 重放时第 {0} 步没有按预期进行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="609"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="653"/>
         <source>Skipped: this step {0}.</source>
         <translation>已跳过：这一步{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="614"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="658"/>
         <source>✗ The code failed: {0}</source>
         <translation>✗ 代码出错：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="621"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="665"/>
         <source>This error is the point of this step:</source>
         <translation>这个错误正是这一步要演示的：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="624"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="668"/>
         <source>line {0}: </source>
         <translation>第 {0} 行：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="633"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="677"/>
         <source>needs a CUDA GPU, and this machine has none</source>
         <translation>需要 CUDA GPU，而这台机器没有</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="646"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="690"/>
         <source>Choose a lesson.</source>
         <translation>请选择一节课。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="336"/>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="650"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="380"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="694"/>
         <source>Step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="652"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="338"/>
+        <source>{0} came from a file and runs restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
+        <translation>{0} 来自文件，正在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="696"/>
         <source>{0} steps</source>
         <translation>共 {0} 步</translation>
     </message>
@@ -1446,318 +1651,328 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="79"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="81"/>
         <source>Tensor Explorer did not close cleanly last time. Restore the values and history it had?</source>
         <translation>Tensor Explorer 上次没有正常关闭。要恢复当时的值和历史吗？</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="98"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="625"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="628"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="632"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="656"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="100"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="664"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="667"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="671"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="724"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="288"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="304"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="288"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="304"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="289"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="289"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="290"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="290"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="291"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="307"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="292"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="308"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="382"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="397"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="303"/>
         <source>Lesson</source>
-        <extracomment>set by the app after the window is made (absent in screenshots and tests) parent of the actions one build of the UI makes (deleted when the UI is rebuilt)</extracomment>
+        <extracomment>set by the app after the window is made (absent in screenshots and tests) parent of the actions one build of the UI makes (deleted when the UI is rebuilt) the program from a file that ran restricted, for the Trust button: path, bytes, text</extracomment>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="383"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="398"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="400"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="387"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="402"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="389"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="404"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="393"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="408"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="395"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="410"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="398"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="413"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="399"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="414"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="400"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="415"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="401"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="416"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="403"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="418"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="406"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="421"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="408"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="423"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="411"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="426"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="413"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="428"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="415"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="430"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="423"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="438"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="428"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="443"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="431"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="446"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="437"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="452"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="447"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="462"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="448"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="716"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="463"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="784"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="450"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="720"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="465"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="788"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="451"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="468"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="579"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="616"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="579"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="616"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="586"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="593"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="598"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="623"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="635"/>
         <source>Save session</source>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="586"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="623"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="593"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="601"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="638"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="645"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="684"/>
+        <source>{0} came from a file and ran restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
+        <translation>{0} 来自文件，已在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="701"/>
+        <source>Could not trust {0}</source>
+        <translation>无法信任 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="713"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="652"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="720"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="692"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="693"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="760"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="761"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="700"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="768"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="702"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="770"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="708"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="776"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="708"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="776"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="709"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="777"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="709"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="777"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="710"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="778"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="710"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="778"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="711"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="779"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="711"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="779"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="712"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="780"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="721"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="789"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="728"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="733"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="796"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="801"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="729"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="797"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="733"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="801"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="739"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="807"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
@@ -1765,273 +1980,273 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="219"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="232"/>
         <source>Each grey strip is one block of memory (an allocation), its bytes numbered from 0. Each coloured row under it is a value, drawn on the bytes it reads. Values in the same strip share memory; a separate strip is separate memory. Hover a cell to light up every element that reads the same bytes.</source>
         <translation>每个灰色条带是一块内存（一次分配），字节从 0 开始编号。条带下方每一行彩色格子是一个值，画在它读取的字节上。在同一条带中的值共享内存；不同条带就是不同的内存。把鼠标停在一个格子上，读取相同字节的所有元素都会亮起来。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="225"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="238"/>
         <source>Values that share memory</source>
         <translation>共享内存的值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="227"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
         <source>a</source>
         <translation>a</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="227"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
         <source>b</source>
         <translation>b</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="227"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
         <source>relation</source>
         <translation>关系</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="227"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
         <source>shared bytes</source>
         <translation>共享字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="228"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="241"/>
         <source>why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="285"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="306"/>
         <source>alias: the same bytes</source>
         <translation>别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="286"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="307"/>
         <source>contains: b is part of a</source>
         <translation>包含：b 是 a 的一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="308"/>
         <source>inside: a is part of b</source>
         <translation>位于其中：a 是 b 的一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="288"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="309"/>
         <source>overlap: some bytes in common</source>
         <translation>重叠：有部分共同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="289"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="310"/>
         <source>same storage, different bytes</source>
         <translation>同一存储，不同字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="294"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="315"/>
         <source>Both read exactly the same bytes: writing one changes the other.</source>
         <translation>两者读取完全相同的字节：写入一个就会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="295"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="316"/>
         <source>Every byte of b is also a byte of a (b is a slice, column or diagonal of a): writing b changes a.</source>
         <translation>b 的每个字节也是 a 的字节（b 是 a 的切片、列或对角线）：写入 b 会改变 a。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="297"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="318"/>
         <source>They share some bytes, and each has bytes the other lacks.</source>
         <translation>它们有部分共同的字节，并且各自都有对方没有的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="298"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="319"/>
         <source>One allocation, but no byte in common: writing one never changes the other.</source>
         <translation>同一块内存，但没有共同的字节：写入一个永远不会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="223"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="236"/>
         <source>Hover a cell: its bytes and every element that reads them light up. Wheel over a strip zooms into its bytes; double-click zooms out.</source>
         <translation>鼠标停在格子上：它的字节以及读取这些字节的所有元素都会亮起。在条带上滚动滚轮可放大字节；双击缩小。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="216"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="229"/>
         <source>Grey strip = one block of memory. Rows = values, drawn on the bytes they read. Same strip = shared memory. Hover a cell.</source>
         <translation>灰色条带 = 一块内存。每一行 = 一个值，画在它读取的字节上。同一条带 = 共享内存。把鼠标停在格子上试试。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="376"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="397"/>
         <source>The memory drawing failed: {0}</source>
         <translation>内存图绘制失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="441"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="481"/>
         <source>Own memory (no other value reads its bytes): {0}</source>
         <translation>独占内存（没有其他值读取它的字节）：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="444"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="484"/>
         <source>Not tensors or arrays, not drawn: {0}</source>
         <translation>不是张量或数组，未绘制：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="524"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="575"/>
         <source>No tensors or arrays in the workspace yet.</source>
         <translation>工作区中还没有张量或数组。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="529"/>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="566"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="580"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="618"/>
         <source>bytes</source>
         <translation>字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="544"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="596"/>
         <source>Only {0} reads this memory: it has bytes of its own.</source>
         <translation>只有 {0} 读取这块内存：它拥有自己的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="554"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="606"/>
         <source>no bytes</source>
         <translation>没有字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="573"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="625"/>
         <source>bytes {0}–{1} of {2}, drawn as ranges</source>
         <translation>{2} 中的字节 {0}–{1}，按区间绘制</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="575"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="627"/>
         <source>bytes {0}–{1} of {2}</source>
         <translation>{2} 中的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="632"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="684"/>
         <source>Allocation {0}: none, on {1}</source>
         <translation>内存块 {0}：无，位于 {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="633"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="685"/>
         <source>{0} bytes</source>
         <translation>{0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="635"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="687"/>
         <source> ({0} bytes)</source>
         <translation>（{0} 字节）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="637"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="689"/>
         <source>Allocation {0}: {1}{2} on {3}</source>
         <translation>内存块 {0}：{1}{2}，位于 {3}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="639"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="691"/>
         <source>, one cell = {0} bytes</source>
         <translation>，每格 = {0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="641"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="693"/>
         <source>, owner: {0}</source>
         <translation>，所有者：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="645"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="697"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="645"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="697"/>
         <source>NumPy array</source>
         <translation>NumPy 数组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="654"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="706"/>
         <source>stride {0}</source>
         <translation>步长 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="655"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="707"/>
         <source>offset {0}</source>
         <translation>偏移 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="659"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="711"/>
         <source>version {0} → {1}</source>
         <translation>版本 {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="661"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="713"/>
         <source>version {0}</source>
         <translation>版本 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="663"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="715"/>
         <source>up to {0} elements read one element&apos;s bytes</source>
         <translation>最多有 {0} 个元素读取同一个元素的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="665"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="717"/>
         <source>×{0}: each cell is read by {0} elements</source>
         <translation>×{0}：每个格子被 {0} 个元素读取</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="673"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="725"/>
         <source>changed by the last write: {0} cell(s), outlined</source>
         <translation>被上次写入改变：{0} 个格子（已描边）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="675"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="727"/>
         <source>; version unchanged: torch does not count writes made through NumPy</source>
         <translation>；版本号不变：torch 不记录通过 NumPy 的写入</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="683"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="735"/>
         <source>alias of {0}: the same bytes</source>
         <translation>{0} 的别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="736"/>
         <source>view inside {0}: part of its bytes</source>
         <translation>{0} 内部的视图：它的部分字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="812"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="864"/>
         <source>: bytes {0}–{1} of allocation {2}.</source>
         <translation>：内存块 {2} 的字节 {0}–{1}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="821"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="873"/>
         <source> and {0} more</source>
         <translation> 以及另外 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="823"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="875"/>
         <source>The same bytes are read by: {0}.</source>
         <translation>读取相同字节的还有：{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="825"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="877"/>
         <source>No other element reads these bytes.</source>
         <translation>没有其他元素读取这些字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="828"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="880"/>
         <source>Not by {0}: separate memory.</source>
         <translation>{0} 不读取：它是独立的内存。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="846"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="898"/>
         <source>Bytes {0}–{1} of allocation {2}</source>
         <translation>内存块 {2} 的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="849"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="901"/>
         <source>read by {0}.</source>
         <translation>被 {0} 读取。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="852"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="904"/>
         <source>no value reads them.</source>
         <translation>没有值读取它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="439"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="479"/>
         <source>No two values share memory.</source>
         <translation>没有两个值共享内存。</translation>
     </message>
@@ -2039,7 +2254,7 @@
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/run_controller.py" line="46"/>
+        <location filename="../../src/tensor_explorer/qt/run_controller.py" line="50"/>
         <source>A program is still running; stop it first.</source>
         <translation>还有一个程序在运行；请先停止它。</translation>
     </message>
@@ -2169,15 +2384,28 @@
     </message>
 </context>
 <context>
+    <name>TrustBar</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/trust_bar.py" line="46"/>
+        <source>Trust and run again</source>
+        <translation>信任并重新运行</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/trust_bar.py" line="48"/>
+        <source>Run it as full Python (imports, files, everything), now and whenever this exact file is opened again</source>
+        <translation>把它作为完整的 Python 运行（导入、文件，一切都可以），现在以及以后再打开这个文件（内容不变）时都如此</translation>
+    </message>
+</context>
+<context>
     <name>ValuesDock</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="97"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="100"/>
         <source>this value is not in the workspace</source>
         <extracomment>panels built only when first shown or used (start-up builds what is visible)</extracomment>
         <translation>这个值不在工作区中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="103"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="106"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
@@ -2350,7 +2578,7 @@
         <translation>行列标题给出真实下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="1009"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="1034"/>
         <source>Not written: </source>
         <translation>未写入：</translation>
     </message>
@@ -2358,69 +2586,94 @@
 <context>
     <name>WorkspacePanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="154"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="277"/>
         <source>No values yet.
 Open a .npy/.npz file, use the Build form,
 or type code below.</source>
-        <extracomment>names a value may not take: the pre-bound modules</extracomment>
+        <extracomment>the workspace name of a row: a value&apos;s name or a member&apos;s qualified name (None: &quot;… more&quot;) what the row shows: &quot;value&quot; (a workspace value), &quot;parameter&quot;, &quot;buffer&quot;, &quot;module&quot; (members of a module) or &quot;more&quot; (the row that shows the next members) the text drawn for the row (the name relative to its module for members) a module row whose members are not made yet: True until it is first expanded members: the qualified name of the first place of a shared tensor or module, or None &quot;… more&quot; rows: how many members are not shown yet members: the tooltip&apos;s code part (how to reach it, its badges) values: ``id`` of the value (a module renamed keeps its rows expanded) member rows made at a time under one module names a value may not take: the pre-bound modules per module root: the module and :func:`first_names` of it (until the next refresh) how many member rows a module row shows when it is made again (after &quot;… more&quot;) the expanded rows of each module as paths under it (&quot;&quot; the module&apos;s own row), by ``id`` of the module and by its name (see :meth:`_remember_expanded`) the &quot;… more&quot; row just chosen (its next rows are made once the event is over)</extracomment>
         <translation>还没有任何值。
 打开 .npy/.npz 文件、使用“创建”表单，
 或在下方输入代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="156"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="279"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="157"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="280"/>
         <source>Duplicate (clone)</source>
         <translation>复制（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="158"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="281"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="180"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="316"/>
+        <source>Copy code: {0}</source>
+        <translation>复制代码：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="324"/>
         <source>Move to device</source>
         <translation>移动到设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="185"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="329"/>
         <source>Convert dtype</source>
         <translation>转换 dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="201"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="360"/>
         <source>Rename</source>
         <translation>重命名</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="202"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="361"/>
         <source>New name for {0}:</source>
         <translation>{0} 的新名称：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="212"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="371"/>
         <source>{0!r} is not a valid Python name</source>
         <translation>{0!r} 不是合法的 Python 名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="214"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="373"/>
         <source>{0} is the name of a module; renaming a value to it would hide the module</source>
         <translation>{0} 是模块名；把值改成这个名字会遮住该模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="217"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="376"/>
         <source>{0} is already a value; delete or rename it first</source>
         <translation>{0} 已经是一个值；请先删除或重命名它</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="219"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="378"/>
         <source>Rename refused: {0}.</source>
         <translation>拒绝重命名：{0}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="526"/>
+        <source>… {0} more</source>
+        <translation>…… 还有 {0} 个</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="527"/>
+        <source>Select to show the next {0}.</source>
+        <translation>选中以显示接下来的 {0} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="534"/>
+        <source>The same module as {0}; its members are listed there.</source>
+        <translation>与 {0} 是同一个模块；它的成员列在那里。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="536"/>
+        <source>The same tensor as {0}: a change to one is a change to the other.</source>
+        <translation>与 {0} 是同一个张量：改动其中一个就是改动另一个。</translation>
     </message>
 </context>
 </TS>

@@ -1,9 +1,11 @@
 """The ``tensor-explorer`` command (also ``python -m tensor_explorer``).
 
-    tensor-explorer [PATH ...]             the application (no PATH: the default lesson)
+    tensor-explorer [PATH ...] [--trust]   the application (no PATH: the default lesson);
+                                           program and lesson files run restricted unless
+                                           trusted (--trust, or the window's Trust button)
     tensor-explorer inspect PATH... [--json]
     tensor-explorer lessons [--json]
-    tensor-explorer check LESSON...
+    tensor-explorer check LESSON... [--trust]
     tensor-explorer screenshot SOURCE --out FILE.png|FILE.svg [options]
     tensor-explorer info [--json]          versions, CUDA, Qt platform, fonts, folders
 
@@ -175,6 +177,9 @@ def _parser(sub: str) -> argparse.ArgumentParser:
         p.description = "Run lessons headlessly and verify every expectation."
         p.add_argument("lessons", nargs="+", metavar="LESSON")
         p.add_argument("--device", help="device the lessons' tensors are made on (cpu, cuda:0)")
+        p.add_argument("--trust", action="store_true",
+                       help="run lesson files as full Python (shipped lessons always are; "
+                            "other files run restricted unless trusted)")
     elif sub == "screenshot":
         p.description = "Render a panel (or the window) to PNG or SVG, headless."
         p.add_argument("source")
@@ -245,14 +250,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             except ValueError as exc:
                 _error(str(exc))
                 return 2
-            return cmd_check(ns.lessons, device=device)
+            return cmd_check(ns.lessons, device=device, trusted=ns.trust)
         if args and args[0] in ("-h", "--help"):
             print(__doc__)
             return 0
+        trust = "--trust" in args
+        args = [a for a in args if a != "--trust"]
         _check_app_args(args)
         from .qt.app import run_app
 
-        return run_app(args)
+        return run_app(args, trust=trust)
     except UsageError as exc:
         print(exc, file=sys.stderr)
         return 2

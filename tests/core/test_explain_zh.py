@@ -70,7 +70,7 @@ def test_the_cases_produce_every_kind() -> None:
 @pytest.mark.parametrize(("setup", "failing", "kind", "words"), CASES)
 def test_every_kind_is_explained_in_chinese(setup: str, failing: str, kind: str,
                                             words: str) -> None:
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     if setup:
         ws.run(setup)
     err = _error(ws, failing)
@@ -105,7 +105,7 @@ def test_explain_gives_both_languages() -> None:
 
 
 def test_dynamic_values_are_in_the_chinese_text() -> None:
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     ws.run("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = y * y\ny.add_(1)\ny.mul_(3)\n"
            "loss = z.sum()")
     err = _error(ws, "loss.backward()")
@@ -124,7 +124,7 @@ def test_dynamic_values_are_in_the_chinese_text() -> None:
 
 
 def test_chinese_frame_has_line_operands_and_notes() -> None:
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     ws.run("a = torch.randn(2, 3)\nb = torch.randn(4, 5)\nmodel = nn.Linear(3, 2)\n"
            "flat = nn.Flatten()\nsizes = [1, 2, 3]")
     err = _error(ws, "x = 1\nc = a @ b")
@@ -161,7 +161,7 @@ def test_chinese_frame_has_line_operands_and_notes() -> None:
 
 
 def test_notes_added_later_and_recomposed_messages() -> None:
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     ws.run("big = torch.zeros(5_000_000)")  # 20 MB: too large to save for rollback
     source = "for i in range(1):\n    big.add_(1)\n    y = undefined_name"
     err = _error(ws, source)
@@ -178,7 +178,7 @@ def test_notes_added_later_and_recomposed_messages() -> None:
 
 
 def test_runner_headlines_in_chinese() -> None:
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     err = _error(ws, "a = 1\nb = (2,\n")
     assert err.kind == "syntax"
     assert str(err).splitlines()[1].startswith("SyntaxError: ")
@@ -228,7 +228,7 @@ def test_untranslated_errors_fall_back_to_english_words() -> None:
 
 
 def test_program_error_pickles_and_copies_with_its_languages() -> None:
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     ws.run("a = torch.ones(2, 3)")
     err = _error(ws, "b = a @ a")
     for other in (pickle.loads(pickle.dumps(err)), copy.copy(err), copy.deepcopy(err)):
@@ -309,7 +309,7 @@ def test_backward_errors_in_both_languages() -> None:
 def test_a_programs_own_output_is_not_translated() -> None:
     # The console passes a program's printed output through warnings_in together with the
     # runner's warning notes: only the notes ("warning: <Category>: ...") are the runner's.
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     printed: list[str] = []
     ws.events.output.connect(printed.append)
     ws.run('print("warning: the learning rate is high")')

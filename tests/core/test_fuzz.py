@@ -30,7 +30,7 @@ FUZZ = settings(
 
 
 def _session_bytes() -> bytes:
-    ws = Workspace()
+    ws = Workspace(restricted=True)
     ws.run(
         "a = np.arange(6.0).reshape(2, 3)\n"
         "t = torch.from_numpy(a)\n"
@@ -180,7 +180,7 @@ def _run(ws: Workspace, source: str) -> None:
 
 @pytest.fixture
 def fresh() -> Workspace:
-    ws = Workspace()
+    ws = Workspace(restricted=True)
     ws["keep"] = torch.arange(4.0)
     return ws
 

@@ -50,7 +50,7 @@ def _assert_chinese(zh: str, en: str) -> None:
 
 @pytest.fixture(scope="module")
 def ws() -> tx.Workspace:
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     ws["path"] = "/nonexistent/folder/canary.txt"
     ws["newpath"] = "/nonexistent/folder/new.bin"
     ws["x"] = torch.arange(4.0)

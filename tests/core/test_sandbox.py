@@ -100,6 +100,13 @@ ESCAPES: dict[str, str] = {
     "alias-in-list": "fs = [np.save]\nfs[0](newpath, a)",
     # --- through attributes of values ---
     "tensor-class": "x.__class__",
+    "tensor-private-attribute": "v = x._version",
+    "version-of-a-value": "v = x.__version__",
+    "version-of-nn": "v = nn.__version__",
+    "name-store": "def f():\n    pass\nf.__name__ = 'g'",
+    "init-of-a-value": "x.__init__()",
+    "init-of-super-alias": "def f(s):\n    return s.__init__\n",
+    "from-torch-version": "from torch import __version__",
     "tensor-numpy-tofile": "x.numpy().tofile(path)",
     "array-tofile": "a.tofile(path)",
     "array-dump": "a.dump(path)",
@@ -122,6 +129,9 @@ ESCAPES: dict[str, str] = {
     "type-mro": "type(x).mro()",
     "type-three-args": "K = type('K', (), {})",
     "type-of-module": "type(torch)",
+    "metaclass-of-builtin": "T = type(int)\nK = T('K', (), {})",
+    "metaclass-of-tensor": "M = type(type(x))",
+    "metaclass-of-guarded-class": "G = type(np.ndarray)",
     "exception-traceback": (
         "try:\n    1 / 0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame"
     ),
@@ -172,14 +182,19 @@ ESCAPES: dict[str, str] = {
     "genexpr-frame": "next(g.gi_frame for g in [gen])",
     "default-arg": "def f(s=torch.save):\n    return s\n",
     # --- language features that are refused ---
-    "class": "class A:\n    pass",
     "global": "def f():\n    global x\n    x = 1",
     "nonlocal": "def f():\n    y = 1\n    def g():\n        nonlocal y\n    return g",
     "yield": "def f():\n    yield torch",
     "async": "async def f():\n    pass",
     "match": "match x:\n    case _:\n        pass",
-    "underscore-name": "_ = 1",
+    "dunder-name": "__x = 1",
+    "dunder-loop-target": "for __i in range(2):\n    pass",
+    "dunder-argument": "def f(__a):\n    return __a",
+    "dunder-function": "def __f():\n    pass",
+    "dunder-special-outside-class": "def __init__(self):\n    pass",
+    "dunder-import-alias": "import torch as __t",
     "underscore-kwarg": "torch.ones(2, _x=1)",
+    "underscore-from-import": "from torch import _C",
     # --- changing shared classes and modules ---
     "patch-class": "torch.Tensor.add = None",
     "patch-nn-class": "nn.Linear.forward = lambda self, t: t",
@@ -194,7 +209,7 @@ ESCAPES: dict[str, str] = {
 def arena(tmp_path: Path) -> tuple[tx.Workspace, Path]:
     canary = tmp_path / "canary.txt"
     canary.write_text(CANARY)
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     ws["path"] = str(canary)
     ws["newpath"] = str(tmp_path / "new.bin")
     ws["x"] = torch.arange(4.0)
@@ -283,6 +298,7 @@ def test_refusal_message_says_what_and_why(arena: tuple[tx.Workspace, Path]) -> 
     assert text.startswith("Line 2: torch.save(x, path)")
     assert "'save' is not available" in text
     assert "files" in text
+    assert "trust this lesson or program to run it as full Python" in text
 
 
 def test_removed_builtins_are_explained(arena: tuple[tx.Workspace, Path]) -> None:
@@ -331,7 +347,7 @@ def test_every_proxy_member_is_not_a_module_and_not_denied() -> None:
         proxy = sandbox.module_proxy(name)
         for member in dir(proxy):
             assert sandbox.attr_refusal(member) is None, (name, member)
-            value = getattr(proxy, member)
+            value = proxy._tx_get(member)  # what a program gets (np.real: the function)
             assert isinstance(value, sandbox.ModuleProxy) or not isinstance(
                 value, types.ModuleType
             ), (name, member)
@@ -356,7 +372,7 @@ def test_torch_allowlist_has_the_lesson_functions_and_not_the_dangerous_ones() -
 
 
 def test_unknown_torch_names_are_refused() -> None:
-    ws = tx.Workspace()
+    ws = tx.Workspace(restricted=True)
     with pytest.raises(tx.ProgramError) as info:
         ws.run("y = torch.a_function_torch_does_not_have(1)")
     assert info.value.kind == "refused"
@@ -370,3 +386,118 @@ def test_ordinary_tensor_code_still_runs_after_refusals(arena: tuple[tx.Workspac
     ws.run("w = torch.tensor([[1.0], [2.0]], requires_grad=True)\nloss = (x[:2] @ w).sum()")
     ws.run("loss.backward()")
     assert ws["w"].grad.tolist() == [[0.0], [1.0]]
+
+
+# ----- what restricted mode accepts ------------------------------------------------------------
+
+
+def test_single_underscore_names_run_as_in_python() -> None:
+    source = (
+        "count = 0\n"
+        "for _ in range(3):\n"
+        "    count += 1\n"
+        "values, _ = torch.tensor([3.0, 1.0, 2.0]).sort()\n"
+        "zeros = [0 for _ in range(3)]\n"
+        "pairs = {_k: _v for _k, _v in [('a', 1)]}\n"
+        "_tmp = 1\n"
+        "first, *_rest = [1, 2, 3]\n"
+        "def _helper(_a, _b=2, *_args, _c=3, **_kw):\n"
+        "    _local = _a + _b + _c\n"
+        "    return _local\n"
+        "h = _helper(1)\n"
+        "f = lambda _: _ * 2\n"
+        "doubled = f(4)\n"
+        "try:\n"
+        "    1 / 0\n"
+        "except ZeroDivisionError as _e:\n"
+        "    caught = True\n"
+        "import torch as _t\n"
+        "same = _t is torch\n"
+        "total = _tmp + count\n"
+    )
+    ws = tx.Workspace(restricted=True)
+    ws.run(source)
+    plain: dict[str, object] = {"torch": torch}
+    exec(source, plain)  # ground truth: Python itself
+    for name in ("count", "zeros", "pairs", "first", "h", "doubled", "caught", "total"):
+        assert ws[name] == plain[name], name
+    assert ws["values"].tolist() == [1.0, 2.0, 3.0]
+    assert ws["same"] is True
+
+
+def test_read_only_facts() -> None:
+    ws = tx.Workspace(restricted=True)
+    ws.run(
+        "v = torch.__version__\n"
+        "nv = np.__version__\n"
+        "import numpy\n"
+        "nv2 = numpy.__version__\n"
+        "x = torch.ones(2)\n"
+        "tn = type(x).__name__\n"
+        "tq = type(x).__qualname__\n"
+        "an = type(np.zeros(2)).__name__\n"
+        "def f():\n"
+        "    pass\n"
+        "fn = f.__name__\n"
+        "rn = F.relu.__name__\n"
+        "mn = torch.__name__\n"
+        "ln = nn.Linear.__name__\n"
+        "fmt = '{0.__name__}'.format(type(x))\n"
+        "has = hasattr(f, '__name__'), hasattr(x, '__name__'), hasattr(x, '__version__')\n"
+        "ok = torch.__version__ >= '2.0'\n"
+    )
+    assert ws["v"] == torch.__version__ and ws["nv"] == np.__version__ == ws["nv2"]
+    assert ws["tn"] == "Tensor" == ws["tq"] and ws["an"] == "ndarray"
+    assert ws["fn"] == "f" and ws["rn"] == "relu" and ws["mn"] == "torch"
+    assert ws["ln"] == "Linear" and ws["fmt"] == "Tensor"
+    assert ws["has"] == (True, False, False)
+    assert ws["ok"] is (torch.__version__ >= "2.0")
+
+
+def test_name_of_a_value_without_one_is_an_attribute_error_as_in_python() -> None:
+    ws = tx.Workspace(restricted=True)
+    with pytest.raises(tx.ProgramError) as info:
+        ws.run("n = torch.ones(2).__name__")
+    assert info.value.error_type == "AttributeError"
+
+
+def test_dunder_names_keep_the_old_refusal() -> None:
+    ws = tx.Workspace(restricted=True)
+    for source, name in (("__x = 1", "__x"), ("y = __builtins__", "__builtins__"),
+                         ("x = torch.ones(1)\nc = x.__class__", "__class__"),
+                         ("torch.ones(2, _x=1)", "_x"), ("def f(__a):\n    pass", "__a")):
+        with pytest.raises(tx.ProgramError) as info:
+            ws.run(source)
+        assert info.value.kind == "refused"
+        assert f"names that start with '_' are not available ('{name}')" in str(info.value)
+
+
+def test_refused_constructs_are_named_in_grammatical_english() -> None:
+    cases = {
+        "def f():\n    global x": "global statements are not available",
+        "def f():\n    y = 1\n    def g():\n        nonlocal y\n    return g":
+            "nonlocal statements are not available",
+        "def f():\n    yield 1": "yield expressions are not available",
+        "def f():\n    yield from [1]": "yield from expressions are not available",
+        "async def f():\n    pass": "async functions are not available",
+        "match 1:\n    case 1:\n        pass": "match statements are not available",
+        "try:\n    pass\nexcept* ValueError:\n    pass": "except* clauses are not available",
+    }
+    ws = tx.Workspace(restricted=True)
+    for source, words in cases.items():
+        with pytest.raises(tx.ProgramError) as info:
+            ws.run(source)
+        assert info.value.kind == "refused"
+        assert info.value.torch_message == (
+            f"{words} in the restricted runner{sandbox.TRUST_HINT}"), source
+    assert all(" " in kind for kind in sandbox._REFUSED_NODES.values())
+
+
+@pytest.mark.parametrize("source", list(ESCAPES.values()), ids=list(ESCAPES))
+def test_every_refusal_says_what_to_do(arena: tuple[tx.Workspace, Path], source: str) -> None:
+    ws, _ = arena
+    with pytest.raises(tx.ProgramError) as info:
+        ws.run(source)
+    if info.value.kind == "refused":
+        message = info.value.torch_message or ""
+        assert message.endswith(sandbox.TRUST_HINT) and message.count(sandbox.TRUST_HINT) == 1

@@ -48,7 +48,7 @@ REFUSED = [
 
 @pytest.mark.parametrize("source", REFUSED)
 def test_huge_factory_requests_are_refused_up_front(one_gib: None, source: str) -> None:
-    ws = Workspace()
+    ws = Workspace(restricted=True)
     ws["keep"] = torch.ones(3)
     with pytest.raises(ProgramError) as info:
         ws.run(source)
@@ -74,7 +74,7 @@ ALLOWED = [
 
 @pytest.mark.parametrize("source", ALLOWED)
 def test_reasonable_requests_still_run(one_gib: None, source: str) -> None:
-    ws = Workspace()
+    ws = Workspace(restricted=True)
     assert ws.run(source) == ["x"]
 
 
@@ -86,7 +86,7 @@ def test_device_context_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
         return GIB
 
     monkeypatch.setattr(sandbox, "available_memory", free)
-    ws = Workspace()
+    ws = Workspace(restricted=True)
     with pytest.raises(ProgramError):
         ws.run("x = torch.zeros(2**30)", device="cpu")
     ws.run("x = torch.zeros(2**30)", device="meta")
@@ -115,7 +115,7 @@ def test_runaway_integers_and_repeats_are_refused_at_once(source: str) -> None:
     from tensor_explorer.core.runner import ProgramError
     from tensor_explorer.core.workspace import Workspace
 
-    ws = Workspace()
+    ws = Workspace(restricted=True)
     ws.run("keep = 1")
     t0 = time.perf_counter()
     with pytest.raises(ProgramError, match="too large to compute here"):
@@ -129,7 +129,7 @@ def test_sized_operators_keep_their_meaning() -> None:
 
     from tensor_explorer.core.workspace import Workspace
 
-    ws = Workspace()
+    ws = Workspace(restricted=True)
     ws.run("x = torch.ones(3)\ny = x\nx *= 2\nz = 2 ** 100\ns = 'ab' * 3\nq = pow(3, 4, 5)\n"
            "m = x * x\nk = 1 << 70\nl = [1] * 3")
     assert torch.equal(ws["y"], torch.full((3,), 2.0))  # *= stayed in place: the alias changed

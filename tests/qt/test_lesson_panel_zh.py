@@ -54,7 +54,7 @@ def test_failed_checks_are_shown_in_chinese(player: Player, tmp_path: Path) -> N
     assert texts == [
         "✗ expect: y.sum() == 1 — y.sum() 实际是 tensor(0.)",
         "✗ expect: torch.save — 无法求值：已拒绝：'save' 在受限运行器里不可用"
-        "（程序不能访问文件、进程或原生代码）",
+        "（程序不能访问文件、进程或原生代码）；信任这个课程或程序即可把它作为完整的 Python 运行",
         "✗ expect-error: RuntimeError — 代码运行时没有出错",
         "✗ select: nothing_here — 没有名为 'nothing_here' 的值",
     ]
@@ -79,7 +79,8 @@ def test_an_unexpected_error_and_a_meta_expectation_in_chinese(player: Player,
     assert panel.check_texts() == [
         "✗ 代码出错：第 8 行：import os → 已拒绝：不能导入 'os'：程序只能导入 torch、numpy、math "
         "以及 torch.nn / torch.nn.functional / torch.nn.init / torch.optim / torch.linalg / "
-        "torch.fft / torch.autograd / torch.utils.data / numpy.random / numpy.linalg",
+        "torch.fft / torch.autograd / torch.utils.data / numpy.random / numpy.linalg"
+        "；信任这个课程或程序即可把它作为完整的 Python 运行",
         "✗ expect: torch.ones(2, device='meta') == 1 — 无法求值：meta 张量没有可以检验的值",
     ]
 
@@ -93,7 +94,8 @@ def test_the_english_panel_is_unchanged(player: Player, tmp_path: Path) -> None:
     assert panel.check_texts() == [
         "✗ expect: y.sum() == 1 — y.sum() is tensor(0.)",
         "✗ expect: torch.save — could not be evaluated: Refused: 'save' is not available in "
-        "the restricted runner (no file, process or native access).",
+        "the restricted runner (no file, process or native access); trust this lesson or "
+        "program to run it as full Python.",
         "✗ expect-error: RuntimeError — the code ran without an error",
         "✗ select: nothing_here — there is no value named 'nothing_here'",
     ]

@@ -12,15 +12,25 @@ are stable; the lesson checker and the Inspector can match on them:
 ``item-non-scalar``, ``ambiguous-bool``, ``inplace-overlap``, ``device-unavailable``,
 ``out-of-memory``, ``not-defined``, ``not-available``, ``recursion``.
 
+:func:`explain` looks at torch's message first and, where the message alone could mislead, at the
+values involved: the arguments torch was called with (found in the exception's traceback, e.g.
+``F.cross_entropy``'s logits and target) and the values the failing line reads (``values``,
+which also give the learner's own names to use in the advice).
+
 The Chinese follows the seed chapters' words (张量, 设备, 梯度, 计算图, 叶子张量, 视图, 连续,
 原地操作); code, function names and dtypes stay as they are written in Python.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import torch
 
 from .sandbox import REFUSED_BUILTINS
 
@@ -45,7 +55,8 @@ class Explanation:
 
 
 _Texts = tuple[str, str]  # (English, Chinese)
-_Rule = tuple[str, "re.Pattern[str]", Callable[["re.Match[str]"], _Texts]]
+_Values = Mapping[str, Any]  # the values the failing line reads, by name
+_Rule = tuple[str, "re.Pattern[str]", Callable[["re.Match[str]", _Values], _Texts]]
 
 _OOM: _Texts = (
     "There is not enough memory for this tensor. Use a smaller shape or batch, free tensors "
@@ -55,11 +66,11 @@ _OOM: _Texts = (
 )
 
 
-def _const(en: str, zh: str) -> Callable[[re.Match[str]], _Texts]:
-    return lambda _m: (en, zh)
+def _const(en: str, zh: str) -> Callable[[re.Match[str], _Values], _Texts]:
+    return lambda _m, _v: (en, zh)
 
 
-def _inplace_saved(m: re.Match[str]) -> _Texts:
+def _inplace_saved(m: re.Match[str], _values: _Values) -> _Texts:
     now, saved = m.group(1), m.group(2)
     return (
         "A tensor that autograd saved during the forward pass was changed in place afterwards "
@@ -72,6 +83,51 @@ def _inplace_saved(m: re.Match[str]) -> _Texts:
         "每次原地操作（以 '_' 结尾的方法、x[...] = ...、+=）都会让张量的版本计数加一。"
         "请改用非原地的写法（y = y + 1），或者在修改前先 clone() 一份，"
         "或者等 backward 之后再修改。",
+    )
+
+
+def _inference_name(values: _Values) -> str:
+    """The name of the one inference tensor the line reads, or "t"."""
+    names = [n for n, v in values.items() if isinstance(v, torch.Tensor) and v.is_inference()]
+    return names[0] if len(names) == 1 else "t"
+
+
+def _inference(m: re.Match[str], values: _Values) -> _Texts:
+    t = _inference_name(values)
+    if m.group("inplace"):
+        return (
+            "This tensor was made under torch.inference_mode(), and an inference tensor can "
+            "never be changed in place outside inference mode (a method ending in '_', "
+            "x[...] = ..., +=): torch keeps no version counter for it, so it could not tell "
+            "whether something still needs the old values. Make a normal copy first and change "
+            f"the copy: {t} = {t}.clone() (outside inference_mode); or do the write inside "
+            "'with torch.inference_mode():'. A tensor made under torch.no_grad() instead is a "
+            "normal tensor and can be changed in place later.",
+            "这个张量是在 torch.inference_mode() 下创建的推理张量，而推理张量在 inference_mode "
+            "之外永远不能被原地修改（以 '_' 结尾的方法、x[...] = ...、+=）：torch 不为它记录"
+            "版本计数，无法判断是否还有地方需要旧的值。请先复制出一个普通张量，再修改这份副本："
+            f"{t} = {t}.clone()（在 inference_mode 之外）；或者把这次写入放到 "
+            "'with torch.inference_mode():' 里面。改在 torch.no_grad() 下创建的张量是普通张量，"
+            "之后可以原地修改。",
+        )
+    if m.group("grad"):
+        return (
+            "This tensor was made under torch.inference_mode(), and an inference tensor can "
+            "never require grad: it can never join an autograd graph. Make a normal copy that "
+            f"does: {t} = {t}.clone().requires_grad_() (outside inference_mode), or create the "
+            "tensor under torch.no_grad() instead.",
+            "这个张量是在 torch.inference_mode() 下创建的推理张量，而推理张量永远不能需要梯度，"
+            "也就永远不能加入 autograd 计算图。请复制出一个可以需要梯度的普通张量："
+            f"{t} = {t}.clone().requires_grad_()（在 inference_mode 之外），"
+            "或者改在 torch.no_grad() 下创建这个张量。",
+        )
+    return (
+        "A tensor made under torch.inference_mode() is used in a computation that autograd "
+        "records. Inference tensors never join a graph. Make it under torch.no_grad() "
+        "instead, or use tensor.clone() outside inference mode to get a normal tensor.",
+        "一个在 torch.inference_mode() 下创建的张量被用在了 autograd 要记录的计算里。"
+        "这种推理张量永远不会加入计算图。请改在 torch.no_grad() 下创建它，"
+        "或者在 inference_mode 之外用 tensor.clone() 得到一个普通张量。",
     )
 
 
@@ -100,12 +156,18 @@ _RULES: list[_Rule] = [
         re.compile(r"expected target dtype to be Long|expected scalar type Long but found", re.I),
         _const(
             "Cross-entropy wants class labels as integer class indices (torch.long), one per "
-            "sample, but the labels here are floating point. Make them with dtype=torch.long "
-            "(or call labels.long()). Float targets are only for class probabilities, with the "
-            "same shape as the logits.",
+            "sample, but the labels here have another dtype. If they are class indices (whole "
+            "numbers from 0 to classes - 1) and the logits are (batch, classes), make them "
+            "with dtype=torch.long (or call labels.long()). If they are probabilities, .long() "
+            "would cut them to wrong classes: float targets are only for class probabilities, "
+            "with the same shape as the logits. Logits of shape (classes,) are a single "
+            "sample: logits.unsqueeze(0) makes them (1, classes).",
             "交叉熵要求类别标签是整数类别索引（torch.long），每个样本一个，"
-            "但这里的标签是浮点数。请用 dtype=torch.long 创建标签（或者调用 labels.long()）。"
-            "只有表示类别概率时 target 才用浮点数，而且形状要与 logits 相同。",
+            "但这里的标签是别的 dtype。如果它们是类别索引（0 到 classes - 1 的整数），"
+            "而且 logits 的形状是 (batch, classes)，请用 dtype=torch.long 创建标签"
+            "（或者调用 labels.long()）。如果它们是概率，.long() 会把它们截成错误的类别："
+            "只有表示类别概率时 target 才用浮点数，而且形状要与 logits 相同。"
+            "形状为 (classes,) 的 logits 只是单个样本：logits.unsqueeze(0) 把它变成 (1, classes)。",
         ),
     ),
     (
@@ -113,17 +175,41 @@ _RULES: list[_Rule] = [
         re.compile(
             r"0D or 1D target tensor expected|multi-target not supported|"
             r"Expected input batch_size \(\d+\) to match target batch_size|"
-            r"Expected target size|Target \d+ is out of bounds",
+            r"Expected target size|Target -?\d+ is out of bounds|"
+            r"For 1D input, 1D target must have size 1",
             re.I,
         ),
         _const(
             "Cross-entropy expects logits of shape (batch, classes) and a target of shape "
             "(batch,) holding one class index per sample, each between 0 and classes - 1. "
-            "Check that the target is not (batch, 1), that both have the same batch size and "
-            "that no label is >= the number of classes.",
+            "Check that the target is not (batch, 1), that both have the same batch size, "
+            "that no label is >= the number of classes, and that the logits are not 1-D: "
+            "logits of shape (classes,) are a single sample (logits.unsqueeze(0) makes them "
+            "(1, classes)).",
             "交叉熵要求 logits 的形状是 (batch, classes)，target 的形状是 (batch,)："
             "每个样本一个类别索引，取值在 0 到 classes - 1 之间。"
-            "请检查 target 不是 (batch, 1)、两者的 batch 大小相同，并且没有标签 >= 类别数。",
+            "请检查 target 不是 (batch, 1)、两者的 batch 大小相同、没有标签 >= 类别数，"
+            "并且 logits 不是一维的：形状为 (classes,) 的 logits 只是单个样本"
+            "（logits.unsqueeze(0) 把它变成 (1, classes)）。",
+        ),
+    ),
+    (
+        "cross-entropy-target-shape",
+        re.compile(r"floating point type for target with class probabilities", re.I),
+        _const(
+            "Cross-entropy read the target as class probabilities, because it has the same "
+            "shape as the logits, and probabilities must be floating point. Usually the target "
+            "holds class indices instead: then the logits must be (batch, classes), one row "
+            "per sample (logits of shape (classes,) are a single sample: logits.unsqueeze(0)), "
+            "and the target (batch,) of class indices (torch.long). Convert the target with "
+            ".float() only if it really holds probabilities (one-hot rows, or rows summing to "
+            "1): class indices made float run but give a wrong loss.",
+            "交叉熵把 target 当作了类别概率，因为它的形状与 logits 相同，而概率必须是浮点数。"
+            "通常 target 存放的是类别索引：这时 logits 的形状必须是 (batch, classes)，"
+            "每个样本一行（形状为 (classes,) 的 logits 只是单个样本：用 logits.unsqueeze(0)），"
+            "target 的形状是 (batch,)，存放类别索引（torch.long）。"
+            "只有 target 确实是概率（one-hot 的行，或每行加起来等于 1）时才用 .float() 转换："
+            "把类别索引转成浮点数虽然能运行，算出的 loss 却是错的。",
         ),
     ),
     (
@@ -293,15 +379,13 @@ _RULES: list[_Rule] = [
     ),
     (
         "inference-tensor",
-        re.compile(r"Inference tensors cannot be saved for backward|inference tensor", re.I),
-        _const(
-            "A tensor made under torch.inference_mode() is used in a computation that autograd "
-            "records. Inference tensors never join a graph. Make it under torch.no_grad() "
-            "instead, or use tensor.clone() outside inference mode to get a normal tensor.",
-            "一个在 torch.inference_mode() 下创建的张量被用在了 autograd 要记录的计算里。"
-            "这种推理张量永远不会加入计算图。请改在 torch.no_grad() 下创建它，"
-            "或者在 inference_mode 之外用 tensor.clone() 得到一个普通张量。",
+        re.compile(
+            r"(?P<inplace>Inplace update to inference tensor)|"
+            r"(?P<grad>Setting requires_grad=True on inference tensor)|"
+            r"Inference tensors cannot be saved for backward|inference tensor",
+            re.I,
         ),
+        _inference,
     ),
     (
         "item-non-scalar",
@@ -369,15 +453,290 @@ _RULES: list[_Rule] = [
 
 _NAME_ERROR = re.compile(r"name '(\w+)' is not defined")
 
+# --- cross-entropy: what the logits and the target hold decides the advice -----------------
+#
+# torch's message alone can mislead: 1-D logits with a target of class indices are read as one
+# sample whose target holds class probabilities ("Expected floating point type for target with
+# class probabilities"), and .float() on that target then runs and gives a wrong loss; a float
+# target of probabilities turned .long() runs too. So the advice is chosen from the logits and
+# the target that F.cross_entropy was called with.
+
+_CE_TARGET = re.compile(
+    r"expected target dtype to be Long|expected scalar type Long but found|"
+    r"floating point type for target with class probabilities|For 1D input, 1D target|"
+    r"0D or 1D target tensor expected|multi-target not supported",
+    re.I,
+)
+_CE_SOURCE = "torch/nn/functional.py"
+_CE_Texts = tuple[str, str, str]  # (kind, English, Chinese)
+
+
+def _call_arguments(exc: BaseException, function: str, source: str) -> Mapping[str, Any] | None:
+    """The arguments of the innermost call of ``function`` (defined in a file ending in
+    ``source``) on the way to ``exc``, from its traceback."""
+    found = None
+    tb: TracebackType | None = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == function and code.co_filename.replace("\\", "/").endswith(source):
+            found = tb.tb_frame.f_locals
+        tb = tb.tb_next
+    return found
+
+
+def _name_of(value: Any, values: _Values, default: str) -> str:
+    """The learner's name for ``value`` on the failing line, or ``default``."""
+    return next((name for name, v in values.items() if v is value), default)
+
+
+def _numbers(t: torch.Tensor) -> torch.Tensor | None:
+    """``t``'s values as float64 on the CPU; None when they cannot be read (meta, complex...)."""
+    if t.device.type == "meta" or t.is_complex() or t.is_sparse or t.numel() > 10_000_000:
+        return None
+    try:
+        return t.detach().to("cpu", torch.float64)
+    except (RuntimeError, TypeError):
+        return None
+
+
+def _indices(v: torch.Tensor, classes: int, ignore: Any) -> bool:
+    """All of ``v`` are class indices 0 .. classes - 1 (or the ignored index)."""
+    ok = (v == torch.round(v)) & (((v >= 0) & (v < classes)) | (v == ignore))
+    return bool(ok.all())
+
+
+def _shape(t: torch.Tensor | torch.Size) -> str:
+    return str(tuple(t.shape if isinstance(t, torch.Tensor) else t))
+
+
+def _dtype(t: torch.Tensor) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def _ce_one_sample(
+    logits: torch.Tensor, target: torch.Tensor, lg: str, tg: str, ignore: Any
+) -> _CE_Texts | None:
+    """Advice for 1-D logits, shape (classes,): a single sample."""
+    classes = logits.shape[0]
+    v = _numbers(target)
+    if target.numel() == 1 and target.dim() <= 1:
+        if target.dtype == torch.long or v is None or not _indices(v, classes, ignore):
+            return None
+        return (
+            "cross-entropy-target-shape",
+            f"{lg} is 1-D, shape ({classes},): cross-entropy wants logits of shape "
+            "(batch, classes) and a target of shape (batch,) holding one class index per "
+            f"sample, as torch.long. Here that is one sample with {classes} classes: give it "
+            "a batch dimension and make the label a long class index: "
+            f"F.cross_entropy({lg}.unsqueeze(0), {tg}.reshape(1).long()) "
+            f"(logits (1, {classes}), target (1,)).",
+            f"{lg} 是一维的，形状为 ({classes},)：交叉熵要求 logits 的形状是 (batch, classes)，"
+            "target 的形状是 (batch,)，每个样本一个 torch.long 类型的类别索引。"
+            f"这里是一个有 {classes} 个类别的样本：请给它加上 batch 维，"
+            "并把标签转成 long 类型的类别索引："
+            f"F.cross_entropy({lg}.unsqueeze(0), {tg}.reshape(1).long())"
+            f"（logits 为 (1, {classes})，target 为 (1,)）。",
+        )
+    if target.dim() != 1:
+        return None
+    n = target.shape[0]
+    en = (
+        f"{lg} is 1-D, shape ({classes},), so cross-entropy reads it as the scores of a single "
+        f"sample over {classes} classes, but {tg} holds {n} labels, one per sample. Logits must "
+        "be (batch, classes): one row of class scores per sample, here "
+        f"({n}, classes), with {tg} of shape ({n},) holding class indices (torch.long). Make "
+        "the model give one row per sample (for a single sample, "
+        f"{lg}.unsqueeze(0) gives (1, {classes}) and the target is one class index)."
+    )
+    zh = (
+        f"{lg} 是一维的，形状为 ({classes},)，所以交叉熵把它当作单个样本在 {classes} 个类别上的"
+        f"分数；而 {tg} 有 {n} 个标签，每个样本一个。logits 的形状必须是 (batch, classes)："
+        f"每个样本一行类别分数，这里应为 ({n}, classes)，{tg} 的形状为 ({n},)，"
+        "存放类别索引（torch.long）。请让模型为每个样本给出一行"
+        f"（只有一个样本时，{lg}.unsqueeze(0) 得到 (1, {classes})，target 是一个类别索引）。"
+    )
+    if n == classes and not target.is_floating_point():
+        en += (
+            f" Do not convert {tg} with .float(): a float target of the logits' shape is read "
+            "as class probabilities, so that runs but gives a wrong loss."
+        )
+        zh += (
+            f"不要用 .float() 转换 {tg}：与 logits 形状相同的浮点 target 会被当作类别概率，"
+            "这样虽然能运行，算出的 loss 却是错的。"
+        )
+        if v is not None and bool(((v == 0) | (v == 1)).all()):
+            en += (
+                f" If {lg} holds one score per sample for a yes/no label, use "
+                f"F.binary_cross_entropy_with_logits({lg}, {tg}.float()) instead, or give two "
+                f"scores per sample, shape ({n}, 2)."
+            )
+            zh += (
+                f"如果 {lg} 是每个样本在“是/否”问题上的一个分数，请改用 "
+                f"F.binary_cross_entropy_with_logits({lg}, {tg}.float())，"
+                f"或者为每个样本给出两个分数，形状为 ({n}, 2)。"
+            )
+    return "cross-entropy-target-shape", en, zh
+
+
+def _ce_batch(
+    logits: torch.Tensor, target: torch.Tensor, lg: str, tg: str, ignore: Any
+) -> _CE_Texts | None:
+    """Advice for logits of shape (batch, classes) (or (batch, classes, d1, ...))."""
+    classes = logits.shape[1]
+    index_shape = logits.shape[:1] + logits.shape[2:]
+    v = _numbers(target)
+    if v is None or not bool(torch.isfinite(v).all()):
+        return None  # nan or inf among the labels: the message's own words
+    last = classes - 1
+    if target.shape == index_shape and target.dtype != torch.long:
+        if _indices(v, classes, ignore):
+            return (
+                "cross-entropy-target-dtype",
+                "Cross-entropy wants class labels as integer class indices (torch.long), one "
+                f"per sample, but {tg} is {_dtype(target)}. Its values are whole numbers from 0 "
+                f"to {last}, so they are class indices: convert with {tg}.long() (or make it "
+                "with dtype=torch.long). Float targets are only for class probabilities, with "
+                "the same shape as the logits.",
+                "交叉熵要求类别标签是整数类别索引（torch.long），每个样本一个，"
+                f"但 {tg} 的 dtype 是 {_dtype(target)}。它的值都是 0 到 {last} 之间的整数，"
+                f"所以它们是类别索引：请用 {tg}.long() 转换（或者用 dtype=torch.long 创建）。"
+                "只有表示类别概率时 target 才用浮点数，而且形状要与 logits 相同。",
+            )
+        fractions = v[v != torch.round(v)]
+        if fractions.numel():
+            x = float(fractions.flatten()[0])
+            example, cut = f"{x:g}", f"{math.trunc(x)}"
+            en = (
+                f"{tg} has one value per sample, shape {_shape(target)}, but its values are "
+                f"fractions (such as {example}), not class indices, so {tg}.long() would cut "
+                f"them to wrong classes ({example} becomes {cut}) and the loss would be wrong. "
+                "Cross-entropy takes either class indices (shape (batch,), whole numbers "
+                f"from 0 to {last}, torch.long) or class probabilities (float, the same shape "
+                f"as the logits {_shape(logits)}, each row summing to 1)."
+            )
+            zh = (
+                f"{tg} 每个样本一个值，形状为 {_shape(target)}，但它的值是小数（例如 {example}），"
+                f"不是类别索引，所以 {tg}.long() 会把它们截成错误的类别（{example} 变成 {cut}），"
+                "算出的 loss 是错的。交叉熵的 target 要么是类别索引：形状为 (batch,)，"
+                f"取值为 0 到 {last} 的整数，dtype 为 torch.long；要么是类别概率：浮点数，"
+                f"形状与 logits 的 {_shape(logits)} 相同，每一行加起来等于 1。"
+            )
+            if classes == 2 and logits.dim() == 2 and bool(((v >= 0) & (v <= 1)).all()):
+                en += (
+                    f" If {tg} is the probability of class 1, the class probabilities are "
+                    f"torch.stack([1 - {tg}, {tg}], dim=1)."
+                )
+                zh += (
+                    f"如果 {tg} 表示属于类别 1 的概率，对应的类别概率是 "
+                    f"torch.stack([1 - {tg}, {tg}], dim=1)。"
+                )
+            return "cross-entropy-target-dtype", en, zh
+        bad = v[~(((v >= 0) & (v < classes)) | (v == ignore))]
+        shown = f"{float(bad.flatten()[0]):g}" if bad.numel() else "?"
+        en = (
+            "Cross-entropy wants class labels as integer class indices (torch.long), one per "
+            f"sample, from 0 to {last} for these {classes} classes, but {tg} is "
+            f"{_dtype(target)} and holds {shown}. Check the labels and the number of classes "
+            f"(the logits' size in dimension 1, {classes}) first; then make the labels "
+            "torch.long."
+        )
+        zh = (
+            "交叉熵要求类别标签是整数类别索引（torch.long），每个样本一个，"
+            f"对这 {classes} 个类别取值为 0 到 {last}，但 {tg} 的 dtype 是 {_dtype(target)}，"
+            f"并且含有 {shown}。请先检查标签和类别数（logits 第 1 维的大小，{classes}），"
+            "再把标签转成 torch.long。"
+        )
+        if bool((v >= 1).all() & (v <= classes).all()):
+            en += f" Labels counted from 1 become class indices with ({tg} - 1).long()."
+            zh += f"从 1 开始编号的标签可以用 ({tg} - 1).long() 变成类别索引。"
+        return "cross-entropy-target-dtype", en, zh
+    if target.shape == logits.shape and not target.is_floating_point():
+        one_hot = bool(((v == 0) | (v == 1)).all()) and bool((v.sum(1) == 1).all())
+        en = (
+            f"{tg} has the same shape as the logits, {_shape(logits)}, so cross-entropy reads "
+            "it as class probabilities, which must be floating point; but "
+            f"{tg} is {_dtype(target)}."
+        )
+        zh = (
+            f"{tg} 的形状与 logits 相同，都是 {_shape(logits)}，所以交叉熵把它当作类别概率，"
+            f"而概率必须是浮点数；但 {tg} 的 dtype 是 {_dtype(target)}。"
+        )
+        if one_hot:
+            en += (
+                f" Its rows are one-hot, so the class indices are {tg}.argmax(dim=1) (shape "
+                f"{_shape(index_shape)}, torch.long), what cross-entropy usually takes; "
+                f"{tg}.float() gives the same loss."
+            )
+            zh += (
+                f"它的每一行都是 one-hot，所以类别索引就是 {tg}.argmax(dim=1)"
+                f"（形状 {_shape(index_shape)}，torch.long），这是交叉熵通常使用的形式；"
+                f"{tg}.float() 得到的 loss 相同。"
+            )
+        else:
+            en += (
+                " Its rows are not one-hot, so they are not probabilities as they are. If it "
+                f"should hold one class index per sample, its shape is {_shape(index_shape)}; "
+                "if it holds counts, probabilities are "
+                f"{tg}.float() / {tg}.sum(dim=1, keepdim=True)."
+            )
+            zh += (
+                "它的行不是 one-hot，本身并不是概率。如果它应当为每个样本存放一个类别索引，"
+                f"形状应为 {_shape(index_shape)}；如果它存放的是计数，对应的概率是 "
+                f"{tg}.float() / {tg}.sum(dim=1, keepdim=True)。"
+            )
+        return "cross-entropy-target-dtype", en, zh
+    if (
+        target.dim() == logits.dim()
+        and target.shape[1] == 1
+        and target.shape[:1] + target.shape[2:] == index_shape
+        and _indices(v, classes, ignore)
+    ):
+        fix = f"{tg}.squeeze(1)" + ("" if target.dtype == torch.long else ".long()")
+        return (
+            "cross-entropy-target-shape",
+            f"{tg} has shape {_shape(target)}: one column, but cross-entropy wants one class "
+            f"index per sample in a target of shape {_shape(index_shape)}, that is (batch,). "
+            f"Remove the column: {fix}.",
+            f"{tg} 的形状是 {_shape(target)}：只有一列，而交叉熵要求 target 的形状是 "
+            f"{_shape(index_shape)}，即 (batch,)，每个样本一个类别索引。请去掉这一列：{fix}。",
+        )
+    return None
+
+
+def _cross_entropy(exc: BaseException, message: str, values: _Values) -> Explanation | None:
+    """The advice for a cross-entropy target error, from the logits and target torch got."""
+    if not _CE_TARGET.search(message):
+        return None
+    args = _call_arguments(exc, "cross_entropy", _CE_SOURCE)
+    if args is None:
+        return None
+    logits, target = args.get("input"), args.get("target")
+    if not isinstance(logits, torch.Tensor) or not isinstance(target, torch.Tensor):
+        return None
+    if not logits.is_floating_point() or logits.dim() == 0:
+        return None
+    lg = _name_of(logits, values, "logits")
+    tg = _name_of(target, values, "target")
+    ignore = args.get("ignore_index", -100)
+    advise = _ce_one_sample if logits.dim() == 1 else _ce_batch
+    found = advise(logits, target, lg, tg, ignore)
+    return Explanation(*found) if found else None
+
+
 #: every kind :func:`explain` can return
 KINDS: tuple[str, ...] = tuple(
     dict.fromkeys([kind for kind, _p, _t in _RULES] + ["not-defined", "not-available", "recursion"])
 )
 
 
-def explain(exc: BaseException) -> Explanation | None:
-    """The usual cause of ``exc`` in plain words, or None when there is nothing to add."""
+def explain(exc: BaseException, values: _Values | None = None) -> Explanation | None:
+    """The usual cause of ``exc`` in plain words, or None when there is nothing to add.
+
+    ``values``: the values the failing line reads, by name (the runner passes them); the
+    advice names the learner's tensors with them. The arguments torch was called with are
+    read from ``exc``'s traceback where the message alone could mislead (cross-entropy)."""
     message = str(exc)
+    values = values or {}
     if isinstance(exc, NameError):
         m = _NAME_ERROR.search(message)
         if m and m.group(1) in REFUSED_BUILTINS | {"type"}:
@@ -408,10 +767,16 @@ def explain(exc: BaseException) -> Explanation | None:
         )
     if isinstance(exc, MemoryError):
         return Explanation("out-of-memory", *_OOM)
+    try:
+        found = _cross_entropy(exc, message, values)
+    except Exception:  # reading the values must never hide the error itself
+        found = None
+    if found is not None:
+        return found
     for kind, pattern, texts in _RULES:
         m = pattern.search(message)
         if m:
-            return Explanation(kind, *texts(m))
+            return Explanation(kind, *texts(m, values))
     return None
 
 

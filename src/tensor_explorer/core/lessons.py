@@ -58,10 +58,13 @@ This module never imports Qt.
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
+import dataclasses
 import functools
 import io
 import json
+import math
 import os
 import re
 import sys
@@ -75,7 +78,7 @@ import numpy as np
 import torch
 
 from ..paths import resources_dir
-from . import sandbox
+from . import sandbox, trust
 from .runner import Controller, ProgramError, Runner, compile_program
 from .workspace import Workspace
 
@@ -175,6 +178,8 @@ class Step:
     select: str | None = None
     expectations: tuple[Expectation, ...] = ()
     requires: str | None = None
+    #: its code runs as full Python (a shipped or trusted lesson), else restricted
+    trusted: bool = False
 
     def file_line(self, code_line: int | None) -> int | None:
         """The lesson-file line of the step code's 1-based line ``code_line``."""
@@ -203,6 +208,14 @@ class Lesson:
     intro: str
     steps: tuple[Step, ...]
     path: str | None = None
+    #: shipped with the app, or trusted by the user (by content): its code runs as full
+    #: Python; otherwise in the restricted runner (:mod:`.trust`)
+    trusted: bool = False
+
+    def trusted_as(self, trusted: bool) -> Lesson:
+        """This lesson, trusted or not (its steps say so too)."""
+        steps = tuple(dataclasses.replace(st, trusted=trusted) for st in self.steps)
+        return dataclasses.replace(self, steps=steps, trusted=trusted)
 
     def step(self, number: int) -> Step:
         """Step ``number`` (from 1); raises ``ValueError`` with the valid range."""
@@ -496,7 +509,8 @@ def read_lesson(path: str | Path) -> Lesson:
         raise LessonError("not a UTF-8 text file", path=str(p)) from None
     except OSError as exc:
         raise LessonError(f"could not be read ({exc.strerror or exc})", path=str(p)) from None
-    return parse_lesson(text, str(p))
+    lesson = parse_lesson(text, str(p))
+    return lesson.trusted_as(True) if trust.is_trusted(p, text.encode("utf-8")) else lesson
 
 
 # ---------------------------------------------------------------------------------- finding
@@ -688,9 +702,11 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def evaluate(ws: Workspace, expression: str, device: str | None = None) -> Any:
-    """Evaluate one expression against ``ws``'s values in the restricted runner, without
-    recording anything in the workspace (no history, no events). Raises :class:`ProgramError`.
+def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
+             restricted: bool = True) -> Any:
+    """Evaluate one expression against ``ws``'s values, without recording anything in the
+    workspace (no history, no events): in the restricted runner, or as full Python for a
+    trusted lesson (``restricted=False``). Raises :class:`ProgramError`.
     """
     try:
         tree = ast.parse(expression, mode="eval")
@@ -699,14 +715,23 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None) -> Any:
                            error_type="SyntaxError") from None
     del tree
     ctrl = Controller()
-    ns: dict[str, Any] = {
-        "__builtins__": sandbox.make_builtins(ctrl.print),
-        "__name__": "__expectation__",
-        **sandbox.runtime_names(ctrl.tick),
-        **sandbox.prebound(),
-        **dict(ws.items()),
-    }
-    program = compile_program(expression)
+    if restricted:
+        ns: dict[str, Any] = {
+            "__builtins__": sandbox.make_builtins(ctrl.print),
+            "__name__": "__expectation__",
+            **sandbox.runtime_names(ctrl.tick),
+            **sandbox.prebound(),
+            **dict(ws.items()),
+        }
+    else:
+        ns = {
+            "__builtins__": {**vars(builtins), "print": ctrl.print},
+            "__name__": "__expectation__",
+            **sandbox.trusted_names(ctrl.tick),
+            "torch": torch, "np": np, "nn": torch.nn, "F": torch.nn.functional, "math": math,
+            **dict(ws.items()),
+        }
+    program = compile_program(expression, restricted=restricted)
     if len(program.statements) != 1 or not program.statements[0].is_expression:
         raise ProgramError("an expectation must be one expression", kind="syntax",
                            headlines={"zh": "一条 expect 只能是一个表达式"})
@@ -795,7 +820,7 @@ def check_step(
                         f"{error.headline_in('zh')}")))
             continue
         try:
-            value = evaluate(ws, exp.text, device)
+            value = evaluate(ws, exp.text, device, restricted=not step.trusted)
             ok = _truth(value)
         except (ProgramError, ValueError, RuntimeError, TypeError) as exc:
             checks.append(Check(exp.directive, False,
@@ -809,7 +834,7 @@ def check_step(
             left = _left_side(exp.text)
             if left is not None:
                 with contextlib.suppress(ProgramError):
-                    shown = _short(evaluate(ws, left, device))
+                    shown = _short(evaluate(ws, left, device, restricted=not step.trusted))
                     detail, zh = f"{left} is {shown}", f"{left} 实际是 {shown}"
         checks.append(Check(exp.directive, ok, detail, exp.line, _zh(zh) if zh else ()))
     select = step.select
@@ -830,7 +855,8 @@ def skip_reason(step: Step) -> str | None:
 
 
 def run_step(ws: Workspace, step: Step, device: str | None = None) -> StepResult:
-    """Run one step's code in ``ws`` (on ``device``) and check its expectations."""
+    """Run one step's code in ``ws`` (on ``device``; as full Python when the step's lesson is
+    trusted, else restricted) and check its expectations."""
     reason = skip_reason(step)
     if reason is not None:
         return StepResult(step, skipped=reason)
@@ -838,7 +864,8 @@ def run_step(ws: Workspace, step: Step, device: str | None = None) -> StepResult
     names: list[str] = []
     if step.code:
         try:
-            names = ws.run(step.code, device=device, time_limit=STEP_TIME_LIMIT)
+            names = ws.run(step.code, device=device, restricted=not step.trusted,
+                           time_limit=STEP_TIME_LIMIT)
         except ProgramError as err:
             error = err
     return check_step(ws, step, error, names, device, ws.last_output if step.code else "")
@@ -896,15 +923,19 @@ def cmd_lessons(as_json: bool = False) -> int:
     return 0
 
 
-def cmd_check(sources: Sequence[str], device: str | None = None) -> int:
-    """``tensor-explorer check LESSON...``: run each lesson headlessly in every language it
-    has, check every expectation and that the translations share their code. Prints one line
-    per lesson and language, and each failed step; returns 1 if anything failed."""
+def cmd_check(sources: Sequence[str], device: str | None = None, trusted: bool = False) -> int:
+    """``tensor-explorer check LESSON... [--trust]``: run each lesson headlessly in every
+    language it has, check every expectation and that the translations share their code. A
+    lesson file runs restricted unless it is trusted (shipped, remembered, or ``trusted``).
+    Prints one line per lesson and language, and each failed step; returns 1 if anything
+    failed."""
     failed = False
     for source in sources:
         try:
             variants = lesson_variants(source)
             lessons = {lang: read_lesson(path) for lang, path in variants.items()}
+            if trusted:
+                lessons = {lang: les.trusted_as(True) for lang, les in lessons.items()}
         except LessonError as exc:
             failed = True
             _out(f"FAIL {source}: {exc}")
@@ -918,7 +949,8 @@ def cmd_check(sources: Sequence[str], device: str | None = None) -> int:
             skipped = [r for r in results if r.skipped]
             note = f", {len(skipped)} skipped" if skipped else ""
             status = "FAIL" if bad else "ok  "
-            _out(f"{status} {lesson.name} [{lang}] {len(results)} steps{note}  "
+            mode = "" if lesson.trusted else ", restricted"
+            _out(f"{status} {lesson.name} [{lang}] {len(results)} steps{note}{mode}  "
                  f"({lesson.path})")
             for r in bad:
                 failed = True

@@ -26,6 +26,7 @@ import itertools
 import re
 import threading
 import time
+import types
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ from .explain import explain, explain_warning, warning_texts
 __all__ = ["Binding", "Controller", "Outcome", "Program", "ProgramError", "Runner", "Statement"]
 
 _PROGRAM_PREFIX = "<program"
+#: the end of the file name of code compiled from a trusted (full Python) program
+TRUSTED_SUFFIX = ", trusted>"
 _serial = itertools.count(1)
 _MAX_OUTPUT = 1 << 20  # characters of print output kept per run
 _SNAPSHOT_ONE = 16 << 20  # bytes: larger tensors/arrays are not saved for rollback
@@ -364,6 +367,14 @@ class _Analysis(ast.NodeVisitor):
         self.generic_visit(node)
         self.depth -= 1
 
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.bind(node.name, None, "class")
+        if not self.depth:
+            self.functions[node.name] = _names_in(node)
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self.depth += 1
         self.generic_visit(node)
@@ -470,6 +481,7 @@ class Program:
     statements: list[Statement]
     lines: list[str]
     tree: ast.Module | None = None
+    restricted: bool = True  # run under the restricted runner's policy
     _spans: list[tuple[int, int, list[str]]] | None = field(default=None, repr=False)
 
     def line_text(self, line: int | None) -> str | None:
@@ -504,18 +516,26 @@ def _spans(tree: ast.Module) -> list[tuple[int, int, list[str]]]:
     return spans
 
 
-def compile_program(source: str) -> Program:
-    """Parse, check and compile ``source``; raise :class:`ProgramError` if it is refused."""
-    filename = f"{_PROGRAM_PREFIX} {next(_serial)}>"
+def compile_program(source: str, *, restricted: bool = True) -> Program:
+    """Parse, check and compile ``source``; raise :class:`ProgramError` if it is refused.
+
+    ``restricted``: the restricted runner's policy applies (:mod:`.sandbox`: checked, then
+    rewritten so that every attribute goes through the guard). Otherwise ``source`` is the
+    user's own Python, compiled as it is but for the stop checks in loops and functions and
+    the size check of ``**``, ``<<`` and ``*`` (a 10 ** 10 ** 10 would hold the interpreter,
+    and so the window, for minutes).
+    """
+    filename = f"{_PROGRAM_PREFIX} {next(_serial)}" + (">" if restricted else TRUSTED_SUFFIX)
     lines = [line.rstrip("\r\n") for line in io.StringIO(source, newline="").readlines()]
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
         raise _syntax(exc, lines) from None
-    try:
-        sandbox.check(tree)
-    except sandbox.Refused as exc:
-        raise _refused(exc.message, exc.line, lines) from None
+    if restricted:
+        try:
+            sandbox.check(tree)
+        except sandbox.Refused as exc:
+            raise _refused(exc.message, exc.line, lines) from None
     statements = []
     encoded = [line.encode() for line in io.StringIO(source, newline="").readlines()]
     for stmt in tree.body:
@@ -523,8 +543,9 @@ def compile_program(source: str) -> Program:
         info.visit(stmt)
         text = _segment(encoded, stmt) or ast.unparse(stmt)
         is_expr = isinstance(stmt, ast.Expr)
+        module = ast.Module(body=[stmt], type_ignores=[])
         try:
-            rewritten = sandbox.rewrite(ast.Module(body=[stmt], type_ignores=[]))
+            rewritten = sandbox.rewrite(module) if restricted else sandbox.rewrite_trusted(module)
         except sandbox.Refused as exc:
             raise _refused(exc.message, exc.line, lines) from None
         try:
@@ -551,7 +572,7 @@ def compile_program(source: str) -> Program:
                 may_mutate=info.may_mutate,
             )
         )
-    return Program(source, filename, statements, lines, tree)
+    return Program(source, filename, statements, lines, tree, restricted)
 
 
 def _syntax(exc: SyntaxError, lines: list[str]) -> ProgramError:
@@ -584,19 +605,23 @@ _REFUSED_EXPLANATION = {
 #: what the runner refuses to run, as sandbox.py words it (``Refused.message``), in Chinese;
 #: names and code stay as the program wrote them
 _REFUSAL_KINDS_ZH = {
-    "class definitions": "类定义",
     "async functions": "异步函数（async def）",
-    "async for": "async for 循环",
-    "async with": "async with 语句",
-    "await": "await 表达式",
-    "global": "global 声明",
-    "nonlocal": "nonlocal 声明",
-    "yield": "yield（生成器函数）",
-    "yield from": "yield from（生成器函数）",
+    "async for loops": "async for 循环",
+    "async with statements": "async with 语句",
+    "await expressions": "await 表达式",
+    "global statements": "global 声明",
+    "nonlocal statements": "nonlocal 声明",
+    "yield expressions": "yield（生成器函数）",
+    "yield from expressions": "yield from（生成器函数）",
     "match statements": "match 语句",
-    "except*": "except* 语句",
+    "except* clauses": "except* 语句",
     "type aliases": "类型别名（type 语句）",
+    "class decorators": "类装饰器",
+    "metaclasses and other class keywords": "元类和其他类关键字参数（如 metaclass=）",
+    "type parameters": "类型参数",
 }
+#: sandbox.TRUST_HINT, the end of every refusal, in Chinese
+_TRUST_HINT_ZH = "；信任这个课程或程序即可把它作为完整的 Python 运行"
 _REFUSALS_ZH: _Table = [
     (re.compile(r"^names that start with '_' are not available \((.+)\)$"),
      "以 '_' 开头的名字不可用（{0}）"),
@@ -640,6 +665,27 @@ _REFUSALS_ZH: _Table = [
     (re.compile(r"^assign or delete attributes one at a time \(obj\.attr = value\)$"),
      "请一次只给一个属性赋值或删除一个属性（obj.attr = value）"),
     (re.compile(r"^annotations of attributes are not available$"), "不能给属性加类型注解"),
+    (re.compile(r"^class attributes that start with '_' are not available \((.+)\)$"),
+     "以 '_' 开头的类属性不可用（{0}）"),
+    (re.compile(r"^special method (.+) is not available \(a class may define (.+)\)$"),
+     "特殊方法 {0} 不可用（类只能定义 {1}）"),
+    (re.compile(r"^special methods such as (.+) can be defined only in a class body$"),
+     "{0} 这样的特殊方法只能在类的定义里定义"),
+    (re.compile(r"^a class cannot derive from (.+) in the restricted runner \(bases may be "
+                r"torch\.nn modules, torch\.utils\.data datasets, exceptions and classes of "
+                r"lessons and programs\)$"),
+     "受限运行器里的类不能继承 {0}（基类只能是 torch.nn 模块、torch.utils.data 数据集、"
+     "异常类，以及课程和程序定义的类）"),
+    (re.compile(r"^a class cannot redefine (.+) of (.+) \(a subclass of a library class may "
+                r"redefine only (.+) and special methods\)$"),
+     "类不能重新定义 {1} 的 {0}（库类的子类只能重新定义 {2} 和特殊方法）"),
+    (re.compile(r"^super\(\) without arguments works only directly inside a method$"),
+     "不带参数的 super() 只能直接写在方法里"),
+    (re.compile(r"^super\(\) is available only as super\(\) in a method or as "
+                r"super\(Class, obj\) with a class of a lesson or program$"),
+     "super() 只能写成方法里的 super()，或者 super(Class, obj)，其中 Class 是课程或程序定义的类"),
+    (re.compile(r"^the type of a class \(its metaclass\) is not available$"),
+     "类的类型（元类）不可用"),
 ]  # fmt: skip
 _REFUSED_KIND = re.compile(r"^(.+) are not available in the restricted runner$")
 
@@ -649,12 +695,14 @@ def refusal_in(message: str, lang: str) -> str:
     stay as written, and a reason it does not know is returned as it is."""
     if lang != "zh":
         return message
-    words = _translated(message, _REFUSALS_ZH, comma="、")
+    reason = message.removesuffix(sandbox.TRUST_HINT)
+    hint = _TRUST_HINT_ZH if reason != message else ""
+    words = _translated(reason, _REFUSALS_ZH, comma="、")
     if words is not None:
-        return words
-    m = _REFUSED_KIND.match(message)
+        return words + hint
+    m = _REFUSED_KIND.match(reason)
     if m and m.group(1) in _REFUSAL_KINDS_ZH:
-        return f"{_REFUSAL_KINDS_ZH[m.group(1)]}在受限运行器里不可用"
+        return f"{_REFUSAL_KINDS_ZH[m.group(1)]}在受限运行器里不可用{hint}"
     return message
 
 
@@ -749,9 +797,11 @@ class Controller:
         self.steps = 0
         self.out = io.StringIO()
         self._size = 0
+        self._expired: str | None = None
 
     def start(self, time_limit: float | None, max_steps: int | None) -> None:
         self._cancelled = False
+        self._expired = None
         self.steps = 0
         self.time_limit = time_limit
         self.deadline = time.monotonic() + time_limit if time_limit else None
@@ -763,6 +813,7 @@ class Controller:
     def stop(self) -> None:
         self.active = False
         self._cancelled = False
+        self._expired = None
 
     def cancel(self) -> None:
         if self.active:
@@ -774,20 +825,30 @@ class Controller:
             return
         if self._cancelled:
             raise sandbox.Stopped("it was cancelled")
+        if self._expired is not None:
+            raise sandbox.Stopped(self._expired)
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise sandbox.Stopped(f"it ran longer than the time limit ({self.time_limit} s)")
+            raise self._expire(f"it ran longer than the time limit ({self.time_limit} s)")
+
+    def _expire(self, reason: str) -> sandbox.Stopped:
+        """A limit passed: from now on every check stops the run (a program that catches the
+        first Stopped, as a bare ``except:`` in the user's own code does, meets it again)."""
+        self._expired = reason
+        return sandbox.Stopped(reason)
 
     def tick(self) -> bool:
         if not self.active:
             return True
         if self._cancelled:
             raise sandbox.Stopped("it was cancelled")
+        if self._expired is not None:
+            raise sandbox.Stopped(self._expired)
         self.steps += 1
         if self.steps & 63 == 0:
             if self.deadline is not None and time.monotonic() > self.deadline:
-                raise sandbox.Stopped(f"it ran longer than the time limit ({self.time_limit} s)")
+                raise self._expire(f"it ran longer than the time limit ({self.time_limit} s)")
             if self.max_steps is not None and self.steps > self.max_steps:
-                raise sandbox.Stopped(f"it ran more than {self.max_steps} steps")
+                raise self._expire(f"it ran more than {self.max_steps} steps")
         return True
 
     def print(
@@ -819,8 +880,9 @@ class Outcome:
 
 
 def is_hidden(name: str, value: Any) -> bool:
-    """Names a workspace does not list: internals and the module proxies (torch, np, ...)."""
-    return name.startswith("_") or isinstance(value, sandbox.ModuleProxy)
+    """Names a workspace does not list: internals, and modules (torch, np, the proxies the
+    restricted runner binds, what the user imported)."""
+    return (name.startswith("_") or isinstance(value, sandbox.ModuleProxy | types.ModuleType))
 
 
 def _tensor_signature(t: torch.Tensor) -> tuple[Any, ...]:
@@ -1024,6 +1086,7 @@ class Runner:
         saved, skipped = self._snapshot(stmt)
         out_start = self.ctrl.out.tell()
         value = None
+        shown: str | None = None
         device_ctx = torch.device(device) if device else contextlib.nullcontext()
         sandbox.take_refusals()
         with warnings.catch_warnings(record=True) as caught:
@@ -1032,6 +1095,10 @@ class Runner:
                 with device_ctx:
                     if stmt.is_expression:
                         value = eval(stmt.code, self.ns)
+                        # the value as text, now: its __repr__ may be the program's own, and
+                        # is held to the same policy and limits as the rest of it
+                        shown = (None if value is None or any(
+                            v is value for _, v in self.user_items()) else repr(value))
                     else:
                         exec(stmt.code, self.ns)
                 # a refusal or stop the program swallowed still ends it
@@ -1065,7 +1132,7 @@ class Runner:
         result = None
         if stmt.is_expression and value is not None:
             same = next((n for n, v in self.user_items() if v is value), None)
-            result = same if same is not None else _short_repr(value)
+            result = same if same is not None else _clip(shown or "")
         added = [n for n in bound if n not in before]
         return Outcome(bound, changed, deleted, output, notes, result, value, added)
 
@@ -1114,7 +1181,8 @@ class Runner:
         line, frame_locals, inner = _failing_frame(exc, program.filename)
         if line is None:
             line = stmt.line
-        operands = self._operands(program.names_on(line), frame_locals)
+        values = self._operands(program, stmt, line, frame_locals)
+        operands = [(n, d) for n, v in values.items() if (d := describe_operand(v)) is not None]
         source_line = program.line_text(line)
         extra = tuple(notes)
         if inner:
@@ -1127,15 +1195,28 @@ class Runner:
             err.message = err._compose()
             err.args = (err.message,)
             return err
-        why = explain(exc)
+        try:
+            why = explain(exc, values)  # (it reads str(exc): a program's own __str__)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:
+            why = None
         name = type(exc).__name__
+        said = _safe_text(lambda: str(exc), f"<{name} that cannot be printed>")
+        refusals = sandbox.take_refusals()  # the exception's own __str__ was refused
+        if refusals:
+            err = _refused(refusals[0], line, program.lines)
+            err.notes = extra
+            err.message = err._compose()
+            err.args = (err.message,)
+            return err
         return ProgramError(
-            f"{name}: {exc}",
+            f"{name}: {said}",
             line=line,
             source_line=source_line,
             kind=why.kind if why else "error",
             error_type=name,
-            torch_message=str(exc),
+            torch_message=said,
             explanation=why.text if why else None,
             operands=operands,
             notes=extra,
@@ -1143,21 +1224,89 @@ class Runner:
         )
 
     def _operands(
-        self, names: list[str], frame_locals: Mapping[str, Any] | None
-    ) -> list[tuple[str, str]]:
-        out = []
+        self,
+        program: Program,
+        stmt: Statement,
+        line: int,
+        frame_locals: Mapping[str, Any] | None,
+    ) -> dict[str, Any]:
+        """The values the failing ``line`` reads, by name in order of appearance, as they are
+        when the error happened (``frame_locals`` first when the line is in a function).
+
+        Only names the line reads (loads) count: a name the line only assigns (``y = a @ b``
+        after an earlier run bound ``y``) still holds its old value, which has nothing to do
+        with the error; ``y = y @ w`` and ``y += 1`` read ``y``. Names bound by a comprehension
+        or a lambda on the line are looked up only among ``frame_locals`` (the namespace's
+        value of that name is another variable). Of several statements on the line, those of
+        the statement that failed."""
+
+        def header(node: ast.stmt) -> list[ast.AST]:
+            if isinstance(node, ast.ClassDef):
+                return [*node.decorator_list, *node.bases, *node.keywords]
+            if isinstance(node, ast.AsyncFunctionDef):
+                return [*node.decorator_list, node.args]
+            if isinstance(node, ast.AsyncFor):
+                return [node.target, node.iter]
+            if isinstance(node, ast.AsyncWith):
+                return list(node.items)
+            if isinstance(node, ast.Match):
+                return [node.subject]
+            return _header_nodes(node)
+
+        parts: list[ast.AST] = []
+        try:
+            tree: ast.Module | None = ast.parse(program.source)
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            roots: list[ast.stmt] = list(tree.body)
+            index = next((i for i, s in enumerate(program.statements) if s is stmt), None)
+            same = len(tree.body) == len(program.statements)
+            if index is not None and same and stmt.line <= line <= stmt.end_line:
+                roots = [tree.body[index]]  # the statement that failed, not its neighbours
+            found: list[tuple[int, list[ast.AST]]] = []
+            for root in roots:
+                for node in ast.walk(root):
+                    if not isinstance(node, ast.stmt):
+                        continue
+                    nodes = header(node)
+                    last = node.end_lineno or node.lineno
+                    if nodes != [node]:
+                        last = max([node.lineno] + [getattr(h, "end_lineno", None) or node.lineno
+                                                    for h in nodes])  # fmt: skip
+                    if node.lineno <= line <= last:
+                        found.append((last - node.lineno, nodes))
+            if found:
+                size = min(span for span, _n in found)
+                parts = [n for span, nodes in found if span == size for n in nodes]
+        reads: dict[str, tuple[int, int]] = {}
+        local: set[str] = set()
+        for part in parts:
+            for n in ast.walk(part):
+                if isinstance(n, ast.comprehension):
+                    local.update(t.id for t in ast.walk(n.target) if isinstance(t, ast.Name))
+                elif isinstance(n, ast.Lambda):
+                    a = n.args
+                    args = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                    local.update(x.arg for x in args if x is not None)
+                elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                    reads.setdefault(n.target.id, (n.target.lineno, n.target.col_offset))
+                elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                    reads.setdefault(n.id, (n.lineno, n.col_offset))
+        names = sorted(reads, key=reads.__getitem__)
+        if tree is None:  # not expected: the program was parsed before it ran
+            names = program.names_on(line)
+        out: dict[str, Any] = {}
         for name in names:
             if frame_locals is not None and name in frame_locals:
                 value = frame_locals[name]
-            elif name in self.ns:
+            elif name in self.ns and name not in local:
                 value = self.ns[name]
             else:
                 continue
             if isinstance(value, sandbox.ModuleProxy):
                 continue
-            desc = describe_operand(value)
-            if desc:
-                out.append((name, desc))
+            out[name] = value
         return out
 
 
@@ -1193,9 +1342,17 @@ def _notes(caught: list[warnings.WarningMessage]) -> list[str]:
     return notes
 
 
-def _short_repr(value: Any, limit: int = 2000) -> str:
+def _safe_text(make: Any, fallback: str) -> str:
+    """``make()`` (a ``repr`` or ``str`` that may run a program's own ``__repr__``/``__str__``),
+    or ``fallback`` when that fails, is refused or is stopped."""
     try:
-        text = repr(value)
-    except Exception as exc:  # a broken __repr__ must not fail the statement
-        text = f"<unprintable {type(value).__name__}: {exc}>"
+        text = make()
+        return text if isinstance(text, str) else fallback
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # Refused and Stopped are BaseExceptions; none may escape here
+        return fallback
+
+
+def _clip(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."

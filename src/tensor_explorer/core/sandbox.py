@@ -1,7 +1,8 @@
 """The restricted runner's security policy: what a lesson or a ``.py`` program may touch.
 
-Lessons and programs come from strangers, so the code bar, lessons and ``.py`` files run through
-this module, never through plain ``exec``. The policy, in the words the README uses:
+Lessons and programs from files that are not trusted come from strangers, so they run through
+this module, never through plain ``exec`` (the user's own code runs as full Python:
+:func:`rewrite_trusted`). The policy, in the words the README uses:
 
 1. **Checked before anything runs.** The whole program is parsed and checked first; one refused
    construct refuses the program and nothing of it runs.
@@ -9,15 +10,48 @@ this module, never through plain ``exec``. The policy, in the words the README u
    ``torch.nn``, ``torch.nn.functional``, ``torch.nn.init``, ``torch.optim``, ``torch.linalg``,
    ``torch.fft``, ``torch.autograd``, ``torch.utils.data``, ``numpy.random``, ``numpy.linalg``.
    They bind the same restricted modules as the pre-bound names ``torch``, ``np``, ``nn``, ``F``.
-3. **No underscores**: no name, attribute, argument or keyword that starts with ``_``, so no
-   dunder (``__class__``, ``__globals__``, ``__subclasses__``...) is reachable.
-4. **No classes, ``global``, ``nonlocal``, ``yield``, ``async``, ``match``, ``except*``.**
+3. **Underscores.** Variable, function, class, argument and ``except ... as`` names may start
+   with one underscore (``for _ in range(3)``, ``values, _ = t.sort()``, ``_tmp = 1``); names
+   that start with two (``__x``, ``__builtins__``) are refused everywhere. Attributes, keyword
+   arguments of calls and ``from ... import`` names may not start with ``_`` at all, with
+   exactly these exceptions (:data:`READABLE_DUNDERS`), all read-only:
+
+   * ``__name__`` and ``__qualname__`` of anything whose value is a ``str`` (classes, functions,
+     methods, module proxies: ``type(x).__name__``, ``f.__qualname__``; ``x.__class__`` stays
+     refused, so write ``type(x).__name__``);
+   * ``__version__`` of the ``torch`` and ``numpy`` proxies (``torch.__version__``,
+     ``np.__version__``, ``numpy.__version__`` after ``import numpy``);
+   * the :data:`SPECIAL_METHODS` (``__init__``, ``__getitem__``, ``__repr__``...) of a
+     ``super(...)`` call, written as such (``super().__init__(...)``,
+     ``super(Net, self).__init__()``, ``super().__getitem__(i)``); on any other object they
+     are refused.
+4. **Classes** as learners write them. A ``class`` statement may have no bases or bases from
+   :func:`allowed_bases`: ``torch.nn.Module`` and the ``nn`` module classes (``nn.Linear``,
+   ``nn.Sequential``...), ``torch.utils.data.Dataset`` and the datasets of
+   ``torch.utils.data`` (``TensorDataset``, ``Subset``, ``ConcatDataset``), the exception
+   classes among the builtins (``Exception``, ``ValueError``...), and classes made by
+   restricted programs. Refused: any other base (``torch.Tensor``, ``type``, ``object`` is not
+   a builtin here), class keywords (``metaclass=``), class decorators, type parameters,
+   class attributes that start with ``_``, and special methods other than
+   :data:`SPECIAL_METHODS` (``__init__``, ``__call__``, ``__len__``, ``__getitem__``,
+   ``__setitem__``, ``__iter__``, ``__next__``, ``__contains__``, ``__repr__``, ``__str__``),
+   which may be defined only in a class body. A subclass of a library class may redefine only
+   ``forward``, ``extra_repr``, ``reset_parameters`` and those special methods of it (not
+   ``parameters``, ``state_dict``, ``train``, ``to``... which torch and this app rely on).
+   ``super()`` works directly inside a method; ``super(Class, obj)`` only with a class made
+   by a restricted program and an instance of it (so no check of a library class, e.g.
+   DataLoader's, can be skipped). Attributes of instances of such classes may be set
+   (``self.fc = nn.Linear(2, 3)``); class attributes cannot be changed from outside the
+   class body.
+5. **No ``global``, ``nonlocal``, ``yield``, ``async``, ``match``, ``except*``.**
    Functions (``def``, ``lambda``), loops, comprehensions, ``try``, ``with``, f-strings are fine.
-5. **A small set of builtins**: no ``open``, ``eval``, ``exec``, ``compile``, ``getattr``,
+6. **A small set of builtins**: no ``open``, ``eval``, ``exec``, ``compile``, ``getattr``,
    ``setattr``, ``globals``, ``vars``, ``dir``, ``__import__``, ``input``, ``breakpoint``,
-   ``object``, ``super``, ``help``, ``exit``; ``type(x)`` has its one-argument form only;
-   ``print`` is captured.
-6. **Every attribute read and write goes through a guard** at run time. Modules are
+   ``object``, ``help``, ``exit``, ``classmethod``, ``staticmethod``, ``property``;
+   ``type(x)`` has its one-argument form only and refuses classes (their type is a metaclass,
+   which makes classes); ``super`` and ``__build_class__`` (what a ``class`` statement calls)
+   are the checked versions above; ``print`` is captured.
+7. **Every attribute read and write goes through a guard** at run time. Modules are
    *allowlists*: ``torch``, ``np``, ``nn``, ``F`` and their allowed submodules are proxies that
    expose only the names listed for them (torch's tensor-creation and math functions, dtypes,
    ``no_grad``...); any other module object, reached any way, is refused. The guard also refuses,
@@ -26,17 +60,18 @@ this module, never through plain ``exec``. The policy, in the words the README u
    ``share_memory_``, ``compile``, ``load_library``, ``set_`` ...), frame and generator internals
    (``gi_frame``, ``f_globals``, ``tb_frame``, ``mro``, ``with_traceback``...), every attribute of
    storages but a read-only few, and attribute writes on modules and classes.
-7. **Format strings** (``str.format``/``format_map``) resolve their ``{0.attr}`` fields through
+8. **Format strings** (``str.format``/``format_map``) resolve their ``{0.attr}`` fields through
    the same guard, so ``"{0.__class__}".format(x)`` is refused and ``"{:.3f}".format(x)`` works.
-8. **Memory-unsafe constructors are refused**: ``np.ndarray``/``np.recarray`` with a buffer,
+9. **Memory-unsafe constructors are refused**: ``np.ndarray``/``np.recarray`` with a buffer,
    ``Tensor.set_``, storage resizing, sparse constructors (which skip index checks).
-9. **Refusals cannot be caught** by the program (they are not ``Exception`` subclasses), and a
-   bare ``except:`` means ``except Exception:``. A refusal ends the program with a
-   :class:`~tensor_explorer.core.runner.ProgramError` whose kind is ``"refused"``.
-10. **Stoppable**: every loop body, function body, lambda and comprehension step checks a stop
+10. **Refusals cannot be caught** by the program (they are not ``Exception`` subclasses), and a
+    bare ``except:`` means ``except Exception:``. A refusal ends the program with a
+    :class:`~tensor_explorer.core.runner.ProgramError` whose kind is ``"refused"``; every
+    refusal message ends with :data:`TRUST_HINT` (what to do about it).
+11. **Stoppable**: every loop body, function body, lambda and comprehension step checks a stop
     flag, so ``Workspace.cancel()`` or a time limit stops a runaway program. A single long call
     into C (one enormous tensor op, ``10**10**8``) cannot be interrupted.
-11. **Impossible requests are refused up front**: the tensor and array factories (``torch.zeros``,
+12. **Impossible requests are refused up front**: the tensor and array factories (``torch.zeros``,
     ``ones``, ``empty``, ``full``, ``rand``, ``randn``, ``randint``, ``randperm``, ``arange``,
     ``linspace``, ``logspace``, ``eye``, ``empty_strided``; ``np.zeros``/``ones``/``empty``/
     ``full``/``arange``/``linspace``/``eye``, ``np.random.rand``/``randn``/``random``/``uniform``/
@@ -46,18 +81,24 @@ this module, never through plain ``exec``. The policy, in the words the README u
     repeating a sequence beyond 50M items (``"x" * 10**9``). Other memory use (``x.repeat``,
     results of operations) is not limited beyond what the allocator refuses: run untrusted
     programs with a time limit and expect them to be able to use RAM.
+
+Functions, methods and classes a restricted program makes keep the restricted builtins and the
+guard when they are called later, by anyone (CPython binds a function's builtins when it is
+made): a method of such a class run by the app (``repr`` of an instance) is restricted code.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import math
 import string
 import threading
 import types
-from collections.abc import Callable, Iterable
+import weakref
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -86,14 +127,24 @@ class Refused(BaseException):
 _state = threading.local()
 _MISSING = object()
 
+#: the end of every refusal message: what the person running the program can do about it
+TRUST_HINT = "; trust this lesson or program to run it as full Python"
+
+
+def advised(message: str) -> str:
+    """``message`` with :data:`TRUST_HINT` at its end (once)."""
+    return message if message.endswith(TRUST_HINT) else message + TRUST_HINT
+
 
 def refuse(message: str) -> Refused:
     """A :class:`Refused` for a run-time refusal, remembered for this thread.
 
     The runner checks the memory after each statement, so a refusal counts even when the
     program manages to swallow the exception (e.g. ``except BaseException`` failing with a
-    ``NameError`` that an outer ``except Exception`` catches).
+    ``NameError`` that an outer ``except Exception`` catches). The message gets
+    :data:`TRUST_HINT` at its end.
     """
+    message = advised(message)
     exc = Refused(message)
     refusals = getattr(_state, "refusals", None)
     if refusals is None:
@@ -146,6 +197,21 @@ STORAGE_ATTRS: frozenset[str] = frozenset(
     {"data_ptr", "nbytes", "size", "element_size", "device", "dtype", "tolist", "is_cuda",
      "clone", "cpu", "get_device", "is_shared", "is_pinned", "type"}
 )  # fmt: skip
+
+#: the only attributes starting with ``_`` a program may name: read-only facts. ``__name__`` and
+#: ``__qualname__`` are answered when their value is a ``str``; ``__version__`` by the torch and
+#: numpy proxies only. (The SPECIAL_METHODS are readable on a ``super(...)`` object only,
+#: written as ``super(...).__init__``.)
+READABLE_DUNDERS: frozenset[str] = frozenset({"__name__", "__qualname__", "__version__"})
+#: the module proxies that answer ``__version__``
+VERSIONED_MODULES: frozenset[str] = frozenset({"torch", "numpy"})
+#: the special methods a class of a program may define (in its body, nowhere else)
+SPECIAL_METHODS: tuple[str, ...] = (
+    "__init__", "__call__", "__len__", "__getitem__", "__setitem__", "__iter__", "__next__",
+    "__contains__", "__repr__", "__str__",
+)  # fmt: skip
+#: what a class of a program may redefine of a library base class, besides SPECIAL_METHODS
+OVERRIDABLE: frozenset[str] = frozenset({"forward", "extra_repr", "reset_parameters"})
 
 _FRAMELIKE = (types.FrameType, types.TracebackType, types.CodeType)
 _STORAGES = (torch.UntypedStorage, torch.TypedStorage)
@@ -202,6 +268,16 @@ class ModuleProxy:
 
     def __repr__(self) -> str:
         return f"<module {self._tx_name!r} (restricted)>"
+
+    @property
+    def real(self) -> Any:
+        """The module itself (host code only: what a trusted run sees in place of the proxy)."""
+        import importlib
+
+        try:
+            return importlib.import_module(self._tx_name)
+        except ImportError:
+            return None
 
 
 class _Sub:
@@ -747,6 +823,43 @@ def _size_guarded(module: str, members: dict[str, Any]) -> dict[str, Any]:
     return members
 
 
+_GUARD_LOCK = threading.Lock()
+_GUARD_DEPTH = [0]
+_GUARD_SAVED: dict[tuple[Any, str], Any] = {}
+
+
+@contextlib.contextmanager
+def memory_guard() -> Iterator[None]:
+    """While the user's own (full Python) code runs: torch's and NumPy's factories check the
+    memory they are asked for first, as the restricted runner's do (``torch.zeros(10**6,
+    10**6)`` is refused before allocating instead of filling memory until the system kills the
+    app). The real module functions are wrapped for the duration, in every thread; the wrapped
+    ones only add the check."""
+    import importlib
+
+    with _GUARD_LOCK:
+        _GUARD_DEPTH[0] += 1
+        if _GUARD_DEPTH[0] == 1:
+            for module_name, sizes in _SIZED.items():
+                module = importlib.import_module(module_name)
+                short = {"torch": "torch", "numpy": "np", "numpy.random": "np.random"}[
+                    module_name]
+                for name, size in sizes.items():
+                    original = getattr(module, name, None)
+                    if original is not None:
+                        _GUARD_SAVED[(module, name)] = original
+                        setattr(module, name, _sized_factory(f"{short}.{name}", original, size))
+    try:
+        yield
+    finally:
+        with _GUARD_LOCK:
+            _GUARD_DEPTH[0] -= 1
+            if _GUARD_DEPTH[0] == 0:
+                for (module, name), original in _GUARD_SAVED.items():
+                    setattr(module, name, original)
+                _GUARD_SAVED.clear()
+
+
 def prebound() -> dict[str, ModuleProxy]:
     """The names every program starts with: ``torch``, ``np``, ``nn``, ``F``."""
     return {
@@ -790,8 +903,58 @@ def safe_format_map(template: str, mapping: Any, /) -> str:
     return _FORMATTER.vformat(str(template), (), mapping)
 
 
+def _label(cls: Any) -> str:
+    """``torch.Tensor``, ``type``, ``Net``: a class (or what stands for one) as a program would
+    name it."""
+    if cls is _safe_type:
+        return "type"
+    if type(cls) is ModuleProxy:
+        return cls._tx_name
+    if isinstance(cls, GuardedClass):
+        cls = cls._tx_cls
+    if cls is SafeDataLoader:
+        return "torch.utils.data.DataLoader"
+    if not isinstance(cls, type):
+        name = getattr(cls, "__name__", None) if callable(cls) else None
+        return name if isinstance(name, str) else f"a {type(cls).__name__} value"
+    module = getattr(cls, "__module__", None)
+    name = cls.__qualname__
+    if not isinstance(module, str) or module in ("builtins", "__main__", "__program__"):
+        return name
+    return f"{module}.{name}"
+
+
+def _read_fact(obj: Any, name: str) -> Any:
+    """``obj.__name__`` / ``__qualname__`` / ``__version__`` (:data:`READABLE_DUNDERS`), or a
+    special method of a ``super(...)`` object (``super().__init__``)."""
+    if type(obj) is super:
+        owner = obj.__thisclass__  # type: ignore[attr-defined]
+        if name not in SPECIAL_METHODS or owner not in _RESTRICTED_CLASSES:
+            raise refuse(f"names that start with '_' are not available ({name!r})")
+        return getattr(obj, name)
+    if type(obj) is ModuleProxy:
+        if name == "__version__":
+            if obj._tx_name not in VERSIONED_MODULES:
+                raise refuse(f"{obj._tx_name}.{name} is not available in the restricted runner")
+            import importlib
+
+            return importlib.import_module(obj._tx_name).__version__
+        return obj._tx_name
+    if name == "__version__":
+        raise refuse(f"names that start with '_' are not available ({name!r})")
+    if isinstance(obj, GuardedClass):
+        obj = obj._tx_cls
+    # a class: its own name, whatever its metaclass says; else AttributeError when there is none
+    value = type.__dict__[name].__get__(obj, type) if isinstance(obj, type) else getattr(obj, name)
+    if type(value) is not str:
+        raise refuse(f"names that start with '_' are not available ({name!r})")
+    return value
+
+
 def guarded_getattr(obj: Any, name: str) -> Any:
     """``obj.name`` as a program sees it (every attribute read of a program comes here)."""
+    if name in READABLE_DUNDERS or (name in SPECIAL_METHODS and type(obj) is super):
+        return _read_fact(obj, name)
     why = attr_refusal(name)
     if why:
         raise refuse(why)
@@ -826,7 +989,9 @@ def _check_store(obj: Any, name: str) -> None:
     if isinstance(obj, type):
         raise refuse("classes cannot be changed from a program")
     if isinstance(obj, _STORAGES + _FRAMELIKE) or (
-        callable(obj) and not isinstance(obj, torch.nn.Module)
+        callable(obj)
+        and not isinstance(obj, torch.nn.Module)
+        and type(obj) not in _RESTRICTED_CLASSES
     ):
         raise refuse(f"attribute {name!r} of this object cannot be set from a program")
     if isinstance(obj, np.ndarray) and name != "shape":
@@ -876,6 +1041,121 @@ def from_import(module: str, name: str) -> Any:
     return guarded_getattr(module_for_import(module), name)
 
 
+# ----- classes --------------------------------------------------------------------------------
+
+#: the classes restricted programs made (``class`` statements through :func:`safe_build_class`)
+_RESTRICTED_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
+_LIBRARY_BASES: frozenset[type] | None = None
+
+
+def allowed_bases() -> frozenset[type]:
+    """The library classes a class of a program may derive from: ``torch.nn.Module`` and the
+    module classes of the ``nn`` proxy, ``torch.utils.data.Dataset`` and the datasets of the
+    ``torch.utils.data`` proxy, the exception classes among the restricted builtins. (Classes
+    made by restricted programs may be bases too.)"""
+    global _LIBRARY_BASES
+    if _LIBRARY_BASES is None:
+        import torch.utils.data as tud
+
+        found: set[type] = set()
+        for module, root in (("torch.nn", torch.nn.Module), ("torch.utils.data", tud.Dataset)):
+            for value in module_proxy(module)._tx_members.values():
+                if isinstance(value, type) and type(value) is type and issubclass(value, root):
+                    found.add(value)
+        for name in _SAFE_BUILTIN_NAMES:
+            value = getattr(builtins, name, None)
+            if isinstance(value, type) and issubclass(value, Exception):
+                found.add(value)
+        _LIBRARY_BASES = frozenset(found)
+    return _LIBRARY_BASES
+
+
+def is_program_class(cls: Any) -> bool:
+    """Whether ``cls`` was made by a ``class`` statement of a restricted program."""
+    return isinstance(cls, type) and type(cls) is type and cls in _RESTRICTED_CLASSES
+
+
+def _base_ok(base: Any) -> bool:
+    # exactly these classes: no metaclass but type, no __mro_entries__ stand-ins
+    return isinstance(base, type) and type(base) is type and (
+        base in _RESTRICTED_CLASSES or base in allowed_bases()
+    )
+
+
+_SPECIAL_TEXT = ", ".join(SPECIAL_METHODS)
+_OVERRIDABLE_TEXT = ", ".join(sorted(OVERRIDABLE))
+
+
+def _check_class(cls: type) -> None:
+    """Refuse a class whose body defined more than the policy allows (the static check refuses
+    these first; this holds whatever way the body was run)."""
+    library = [k for k in cls.__mro__[1:] if k is not object and k not in _RESTRICTED_CLASSES]
+    inherited: set[str] = set()
+    for klass in library:
+        inherited.update(vars(klass))
+    for key, value in vars(cls).items():
+        if key.startswith("__"):
+            if key not in SPECIAL_METHODS and isinstance(
+                value, types.FunctionType | classmethod | staticmethod | property
+            ):
+                raise refuse(f"special method {key!r} is not available (a class may define "
+                             f"{_SPECIAL_TEXT})")
+            continue  # what the compiler and type() add: __module__, __qualname__, __doc__...
+        if key.startswith("_"):
+            raise refuse(f"class attributes that start with '_' are not available ({key!r})")
+        if key in inherited and key not in OVERRIDABLE:
+            owner = next(k for k in library if key in vars(k))
+            raise refuse(
+                f"a class cannot redefine {key!r} of {_label(owner)!r} (a subclass of a library "
+                f"class may redefine only {_OVERRIDABLE_TEXT} and special methods)"
+            )
+
+
+def safe_build_class(func: Any, name: str, /, *bases: Any, **keywords: Any) -> type:
+    """``__build_class__`` of the restricted builtins: what a ``class`` statement calls."""
+    if keywords:
+        raise refuse(
+            "metaclasses and other class keywords are not available in the restricted runner"
+        )
+    for base in bases:
+        if not _base_ok(base):
+            raise refuse(
+                f"a class cannot derive from {_label(base)!r} in the restricted runner (bases "
+                "may be torch.nn modules, torch.utils.data datasets, exceptions and classes of "
+                "lessons and programs)"
+            )
+    cls = builtins.__build_class__(func, name, *bases)
+    if type(cls) is not type:
+        raise refuse(
+            "metaclasses and other class keywords are not available in the restricted runner"
+        )
+    _check_class(cls)
+    _RESTRICTED_CLASSES.add(cls)
+    return cls
+
+
+def checked_super(cls: Any, obj: Any) -> super:
+    """``super(cls, obj)`` for a class made by a restricted program and an instance of it;
+    ``super()`` in a method of such a class is rewritten to this (``__tx_super__``)."""
+    if not is_program_class(cls) or isinstance(obj, type):
+        raise refuse("super() is available only as super() in a method or as super(Class, obj) "
+                     "with a class of a lesson or program")
+    if not issubclass(type(obj), cls):
+        raise TypeError("super(type, obj): obj must be an instance or subtype of type")
+    return super(cls, obj)
+
+
+def safe_super(*args: Any) -> super:
+    """``super`` of the restricted builtins: the two-argument form, checked
+    (:func:`checked_super`); ``super()`` directly in a method never comes here."""
+    if not args:
+        raise refuse("super() without arguments works only directly inside a method")
+    if len(args) != 2:
+        raise refuse("super() is available only as super() in a method or as super(Class, obj) "
+                     "with a class of a lesson or program")
+    return checked_super(*args)
+
+
 # ----- builtins -------------------------------------------------------------------------------
 
 _SAFE_BUILTIN_NAMES = (
@@ -894,15 +1174,19 @@ _SAFE_BUILTIN_NAMES = (
 #: builtins a program never gets (documented; they are simply absent)
 REFUSED_BUILTINS: frozenset[str] = frozenset(
     {"open", "eval", "exec", "compile", "getattr", "setattr", "delattr", "globals", "locals",
-     "vars", "dir", "__import__", "input", "breakpoint", "object", "super", "memoryview", "help",
+     "vars", "dir", "__import__", "input", "breakpoint", "object", "memoryview", "help",
      "exit", "quit", "license", "credits", "copyright", "classmethod", "staticmethod",
-     "property", "__build_class__", "aiter", "anext", "BaseException"}
+     "property", "aiter", "anext", "BaseException"}
 )  # fmt: skip
 
 
 def _safe_type(obj: Any, *rest: Any) -> Any:
     if rest:
         raise refuse("type() with three arguments (making classes) is not available")
+    if isinstance(obj, type | GuardedClass):
+        # type(SomeClass) is a metaclass (type itself, torch's _TensorMeta...): calling it
+        # with three arguments would make classes past the checks of __build_class__
+        raise refuse("the type of a class (its metaclass) is not available")
     cls = type(obj)
     if issubclass(cls, np.recarray):
         return SAFE_RECARRAY
@@ -914,7 +1198,7 @@ def _safe_type(obj: Any, *rest: Any) -> Any:
 
 
 def _safe_hasattr(obj: Any, name: str) -> bool:
-    if attr_refusal(name):
+    if attr_refusal(name) and name not in READABLE_DUNDERS:
         return False
     try:
         guarded_getattr(obj, name)
@@ -944,6 +1228,9 @@ def make_builtins(print_function: Callable[..., None]) -> dict[str, Any]:
     out["__import__"] = _native_import
     out["type"] = _safe_type
     out["hasattr"] = _safe_hasattr
+    out["super"] = safe_super
+    # the compiler calls it for every class statement (LOAD_BUILD_CLASS reads the builtins)
+    out["__build_class__"] = safe_build_class
     out["pow"] = safe_pow
     return out
 
@@ -951,22 +1238,23 @@ def make_builtins(print_function: Callable[..., None]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 # static check and rewrite
 
+#: constructs refused wherever they are: "<kind> are not available in the restricted runner"
 _REFUSED_NODES: dict[type, str] = {
-    ast.ClassDef: "class definitions",
     ast.AsyncFunctionDef: "async functions",
-    ast.AsyncFor: "async for",
-    ast.AsyncWith: "async with",
-    ast.Await: "await",
-    ast.Global: "global",
-    ast.Nonlocal: "nonlocal",
-    ast.Yield: "yield",
-    ast.YieldFrom: "yield from",
+    ast.AsyncFor: "async for loops",
+    ast.AsyncWith: "async with statements",
+    ast.Await: "await expressions",
+    ast.Global: "global statements",
+    ast.Nonlocal: "nonlocal statements",
+    ast.Yield: "yield expressions",
+    ast.YieldFrom: "yield from expressions",
     ast.Match: "match statements",
-    ast.TryStar: "except*",
+    ast.TryStar: "except* clauses",
 }
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)
 
 TICK = "__tx_tick__"
+SUPER = "__tx_super__"
 GETATTR = "__tx_ga__"
 SETATTR = "__tx_sa__"
 DELATTR = "__tx_da__"
@@ -1032,17 +1320,100 @@ def safe_pow(base: Any, exp: Any, mod: Any = None) -> Any:
 
 
 def _refuse(node: ast.AST, what: str) -> Refused:
-    return Refused(what, getattr(node, "lineno", None))
+    return Refused(advised(what), getattr(node, "lineno", None))
 
 
 def _name_ok(node: ast.AST, name: str | None) -> None:
+    """A variable, argument, function, class or ``as`` name: one leading underscore is fine
+    (``_``, ``_tmp``), two are not (``__builtins__``, ``__tx_ga__``...)."""
+    if name is not None and name.startswith("__"):
+        raise _refuse(node, f"names that start with '_' are not available ({name!r})")
+
+
+def _member_ok(node: ast.AST, name: str | None) -> None:
+    """A name that selects something of another object (an attribute, a keyword argument, a
+    ``from ... import`` name): no leading underscore at all."""
     if name is not None and name.startswith("_"):
         raise _refuse(node, f"names that start with '_' are not available ({name!r})")
 
 
+def _is_super_call(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "super")  # fmt: skip
+
+
+def _attribute_ok(node: ast.Attribute) -> bool:
+    """The read-only exceptions to the underscore rule (checked again by the guard)."""
+    if not isinstance(node.ctx, ast.Load):
+        return False
+    return node.attr in READABLE_DUNDERS or (
+        node.attr in SPECIAL_METHODS and _is_super_call(node.value)
+    )
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _class_bindings(node: ast.ClassDef) -> Iterator[tuple[ast.AST, str]]:
+    """(node, name) for every name a class body binds in its own scope (its class attributes);
+    nested functions, lambdas, comprehensions and classes bind in scopes of their own."""
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        item = todo.pop()
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield item, item.name
+            # decorators, defaults, annotations, bases run in the class scope; bodies do not
+            todo.extend(child for field, value in ast.iter_fields(item) if field != "body"
+                        for child in (value if isinstance(value, list) else [value])
+                        if isinstance(child, ast.AST))  # fmt: skip
+            continue
+        if isinstance(item, ast.Lambda):
+            todo.append(item.args)
+            continue
+        if isinstance(item, _COMPREHENSIONS):
+            todo.append(item.generators[0].iter)
+            continue
+        if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load):
+            yield item, item.id
+        elif isinstance(item, ast.ExceptHandler) and item.name:
+            yield item, item.name
+        elif isinstance(item, ast.Import | ast.ImportFrom):
+            for alias in item.names:
+                yield item, alias.asname or alias.name.split(".")[0]
+        todo.extend(ast.iter_child_nodes(item))
+
+
+def _check_class_def(node: ast.ClassDef, methods: set[int]) -> None:
+    """The class-only rules; ``methods`` collects the functions defined in the class body."""
+    _name_ok(node, node.name)
+    if node.decorator_list:
+        raise _refuse(node.decorator_list[0],
+                      "class decorators are not available in the restricted runner")
+    if node.keywords:
+        raise _refuse(node.keywords[0], "metaclasses and other class keywords are not "
+                      "available in the restricted runner")
+    if getattr(node, "type_params", None):
+        raise _refuse(node, "type parameters are not available in the restricted runner")
+    for item, name in _class_bindings(node):
+        if isinstance(item, ast.FunctionDef):
+            methods.add(id(item))
+        if not name.startswith("_"):
+            continue
+        if isinstance(item, ast.FunctionDef) and name.startswith("__"):
+            if name not in SPECIAL_METHODS:
+                raise _refuse(item, f"special method {name!r} is not available (a class "
+                              f"may define {_SPECIAL_TEXT})")
+        elif name.startswith("__"):
+            raise _refuse(item, f"names that start with '_' are not available ({name!r})")
+        else:
+            raise _refuse(item, f"class attributes that start with '_' are not available "
+                          f"({name!r})")
+
+
 def check(tree: ast.Module) -> None:
     """Refuse (raise :class:`Refused` with a line) anything outside the policy."""
-    for node in ast.walk(tree):
+    methods: set[int] = set()  # ids of the FunctionDef nodes directly in a class body
+    for node in ast.walk(tree):  # breadth first: a class comes before its methods
         kind = _REFUSED_NODES.get(type(node))
         if kind is None and _TYPE_ALIAS is not None and isinstance(node, _TYPE_ALIAS):
             kind = "type aliases"
@@ -1051,12 +1422,23 @@ def check(tree: ast.Module) -> None:
         if isinstance(node, ast.Name):
             _name_ok(node, node.id)
         elif isinstance(node, ast.Attribute):
-            why = attr_refusal(node.attr)
-            if why:
-                raise _refuse(node, why)
-        elif isinstance(node, ast.arg | ast.keyword):
+            if not _attribute_ok(node):
+                why = attr_refusal(node.attr)
+                if why:
+                    raise _refuse(node, why)
+        elif isinstance(node, ast.arg):
             _name_ok(node, node.arg)
-        elif isinstance(node, ast.FunctionDef | ast.ExceptHandler):
+        elif isinstance(node, ast.keyword):
+            _member_ok(node, node.arg)
+        elif isinstance(node, ast.ClassDef):
+            _check_class_def(node, methods)
+        elif isinstance(node, ast.FunctionDef):
+            if getattr(node, "type_params", None):
+                raise _refuse(node, "type parameters are not available in the restricted runner")
+            if node.name.startswith("__") and id(node) not in methods:
+                raise _refuse(node, f"special methods such as {node.name!r} can be defined "
+                              "only in a class body")
+        elif isinstance(node, ast.ExceptHandler):
             _name_ok(node, node.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
@@ -1069,7 +1451,7 @@ def check(tree: ast.Module) -> None:
             for alias in node.names:
                 if alias.name == "*":
                     raise _refuse(node, "'from ... import *' is not available")
-                _name_ok(node, alias.name)
+                _member_ok(node, alias.name)
                 _name_ok(node, alias.asname)
 
 
@@ -1220,10 +1602,122 @@ class _Rewriter(ast.NodeTransformer):
         ]
 
 
+class _TrustedRewriter(_Rewriter):
+    """For the user's own code: only the stop checks and the size check of ``**``, ``<<``,
+    ``*`` (attributes, imports and everything else run as Python runs them)."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        return self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        return self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        if isinstance(node.target, ast.Attribute):
+            return self.generic_visit(node)
+        return super().visit_AugAssign(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        return self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> Any:
+        return self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
+        return self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> Any:
+        return node
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
+        return node
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        self.generic_visit(node)
+        node.body = self._tick_body(node.body, node)
+        return node
+
+
+def rewrite_trusted(tree: ast.Module) -> ast.Module:
+    """The user's own program with stop checks in every loop, function and comprehension and
+    the size check of huge integer powers and repeats; nothing else changes."""
+    return ast.fix_missing_locations(_TrustedRewriter().visit(tree))
+
+
+def trusted_names(tick: Callable[[], bool]) -> dict[str, Any]:
+    """The hidden helpers a trusted program calls (stop checks, size checks)."""
+    return {TICK: tick, BINOP: guarded_binop}
+
+
+_CLASS_SCOPE = object()
+
+
+class _SuperRewriter(ast.NodeTransformer):
+    """``super()`` directly in a method (not in a nested function, lambda or comprehension)
+    becomes ``__tx_super__(__class__, <first argument>)``: what zero-argument ``super`` does,
+    checked (:func:`checked_super`). The compiler gives the method its ``__class__`` cell."""
+
+    def __init__(self) -> None:
+        self.scopes: list[object] = []  # _CLASS_SCOPE, a method's first argument, or None
+
+    def _in_scope(self, scope: object, body: list[ast.stmt]) -> list[ast.stmt]:
+        self.scopes.append(scope)
+        out: list[ast.stmt] = []
+        for stmt in body:
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new] if new is not None else [])
+        self.scopes.pop()
+        return out
+
+    def _outer_fields(self, node: ast.AST) -> None:
+        for field, value in ast.iter_fields(node):
+            if field == "body":
+                continue
+            if isinstance(value, list):
+                setattr(node, field, [self.visit(v) if isinstance(v, ast.AST) else v
+                                      for v in value])  # fmt: skip
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self.visit(value))
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        self._outer_fields(node)
+        node.body = self._in_scope(_CLASS_SCOPE, node.body)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self._outer_fields(node)
+        first = None
+        if self.scopes and self.scopes[-1] is _CLASS_SCOPE:
+            positional = node.args.posonlyargs + node.args.args
+            first = positional[0].arg if positional else None
+        node.body = self._in_scope(first, node.body)
+        return node
+
+    def _nested(self, node: ast.AST) -> ast.AST:
+        self.scopes.append(None)
+        self.generic_visit(node)
+        self.scopes.pop()
+        return node
+
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = _nested
+    visit_GeneratorExp = _nested
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        first = self.scopes[-1] if self.scopes else None
+        if (isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args
+                and not node.keywords and isinstance(first, str)):
+            call = _call(SUPER, ast.Name(id="__class__", ctx=ast.Load()),
+                         ast.Name(id=first, ctx=ast.Load()))
+            return ast.copy_location(call, node)
+        return node
+
+
 def rewrite(tree: ast.Module) -> ast.Module:
     """The checked program, rewritten so that the guard and the stop checks apply."""
     # every Attribute node is either turned into a guarded call or refused by visit_Attribute
     # (attribute targets hidden in tuples, for-targets, with-as...)
+    tree = _SuperRewriter().visit(tree)
     return ast.fix_missing_locations(_Rewriter().visit(tree))
 
 
@@ -1231,6 +1725,7 @@ def runtime_names(tick: Callable[[], bool]) -> dict[str, Any]:
     """The hidden helpers a rewritten program calls (names a program itself cannot write)."""
     return {
         TICK: tick,
+        SUPER: checked_super,
         GETATTR: guarded_getattr,
         SETATTR: guarded_setattr,
         DELATTR: guarded_delattr,

@@ -1124,7 +1124,8 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = No
         if problem is None:
             try:
                 with torch.random.fork_rng(devices=[]):
-                    ws.run(recipe, time_limit=_RECIPE_TIME_LIMIT)
+                    # code from a file: restricted, whatever the workspace's own mode
+                    ws.run(recipe, restricted=True, time_limit=_RECIPE_TIME_LIMIT)
                 value = ns.get(name)
             except ProgramError as exc:
                 problem = f"running its statement again failed ({exc.headline})"

@@ -11,6 +11,8 @@ warning notes), ``ran(record)`` (one :class:`Record` per successful top-level st
 from __future__ import annotations
 
 import ast
+import builtins
+import contextlib
 import keyword
 import math
 import os
@@ -129,18 +131,29 @@ class Workspace:
     the events.
     """
 
-    def __init__(self, *, time_limit: float | None = None, max_steps: int | None = None) -> None:
-        """``time_limit`` (seconds) and ``max_steps`` (loop/function steps) bound each run."""
+    def __init__(self, *, restricted: bool = False, time_limit: float | None = None,
+                 max_steps: int | None = None) -> None:
+        """``restricted=False`` (the default): code run here is the user's own and runs as the
+        Python they would write anywhere (imports, classes, ``_``, dunders), with the runner's
+        origins, error explanations, rollback and Stop. ``restricted=True``: code from someone
+        else (a lesson or program file): the restricted runner's policy (:mod:`.sandbox`).
+        One run can ask for the other mode (``run(..., restricted=...)``).
+
+        ``time_limit`` (seconds) and ``max_steps`` (loop/function steps) bound each run."""
         self.events = WorkspaceEvents()
+        self.restricted = restricted
         self.time_limit = time_limit
         self.max_steps = max_steps
         self._ctrl = Controller()
         self._ns: dict[str, Any] = {
-            "__builtins__": sandbox.make_builtins(self._ctrl.print),
-            "__name__": "__program__",
+            "__name__": "__main__",
             **sandbox.runtime_names(self._ctrl.tick),
-            **sandbox.prebound(),
         }
+        #: names whose values the user's own code (or hands) made (see :meth:`trusted_code`)
+        self._user_names: set[str] = set()
+        self._safe_builtins = sandbox.make_builtins(self._ctrl.print)
+        self._full_builtins = {**vars(builtins), "print": self._ctrl.print}
+        self._prepare(restricted)
         self._runner = Runner(self._ns, self._ctrl)
         self._lock = threading.Lock()
         self._history: list[Record] = []
@@ -151,6 +164,45 @@ class Workspace:
         self.last_result: str | None = None
         #: notes from opening a session file (values not saved, CUDA values opened on the CPU)
         self.session_notes: tuple[str, ...] = ()
+
+    def _prepare(self, restricted: bool) -> None:
+        """Give the namespace what a run in this mode sees: the builtins, and ``torch``,
+        ``np``, ``nn``, ``F``, ``math`` as the real modules (trusted) or as the restricted
+        runner's allowlist proxies, unless the user bound those names to something else."""
+        ns = self._ns
+        ns["__builtins__"] = self._safe_builtins if restricted else self._full_builtins
+        for name, proxy in sandbox.prebound().items():
+            current = ns.get(name)
+            real = _REAL_MODULES.get(name)
+            if current is None or current is proxy or current is real or isinstance(
+                    current, sandbox.ModuleProxy):
+                ns[name] = proxy if restricted or real is None else real
+        if not restricted:
+            ns.setdefault("math", math)
+            for name, value in list(ns.items()):  # what a restricted run imported: the module
+                if isinstance(value, sandbox.ModuleProxy) and value.real is not None:
+                    ns[name] = value.real
+
+    def trusted_code(self) -> list[str]:
+        """The names (hidden ones included) whose values the user's own full-Python code or
+        hands made and that are more than plain data (functions, classes and their instances,
+        builtins such as ``open``, modules, tensors with hooks or a graph...): a restricted
+        program could make them run the user's code, so it may not share the workspace."""
+        ns = self._ns
+        return [name for name in self._user_names
+                if name in ns and not _plain_data(ns[name])]
+
+    def _note_provenance(self, before: dict[str, Any], trusted: bool) -> None:
+        """Names a run bound or changed now belong to the user (a trusted run) or to a
+        program from a file (a restricted run)."""
+        for name, value in self._ns.items():
+            if name in _RUNTIME_NAMES or before.get(name, _NOTHING) is value:
+                continue
+            if trusted:
+                self._user_names.add(name)
+            else:
+                self._user_names.discard(name)
+        self._user_names.intersection_update(self._ns)
 
     # -- mapping -------------------------------------------------------------------------------
 
@@ -177,17 +229,34 @@ class Workspace:
         return self._ns[name]
 
     def get(self, name: str, default: Any = None) -> Any:
-        """``ws[name]``, or ``default`` when there is no such value."""
+        """``ws[name]``, or ``default`` when there is no such value. A qualified name reaches
+        into a module: ``ws.get("net.hidden.weight")`` (see :meth:`member`)."""
         try:
             return self[name]
         except KeyError:
-            return default
+            member = self.member(name) if isinstance(name, str) and "." in name else None
+            return default if member is None else member
+
+    def member(self, qualified: str) -> Any:
+        """The parameter, buffer or submodule ``qualified`` names inside a module of the
+        workspace (``"net.hidden.weight"``, ``"net.hidden"``), or None."""
+        root, _, rest = qualified.partition(".")
+        module = self._ns.get(root) if root in self else None
+        if not rest or not isinstance(module, torch.nn.Module):
+            return None
+        for get in (module.get_parameter, module.get_buffer, module.get_submodule):
+            try:
+                return get(rest)
+            except (AttributeError, TypeError):
+                continue
+        return None
 
     def __setitem__(self, name: str, value: Any) -> None:
         _check_name(name)
         with self._exclusive():
             existed = name in self
             self._ns[name] = value
+            self._user_names.add(name)  # handed in: the user's (explore(), the API)
             self._runner.invalidate()
             script = _value_script(name, value)
             self._history.append(
@@ -227,6 +296,9 @@ class Workspace:
             self._runner.invalidate()
             if old in self._origins:
                 self._origins[new] = self._origins.pop(old)
+            if old in self._user_names:
+                self._user_names.discard(old)
+                self._user_names.add(new)
             self._history.append(
                 Record("rename", f"{new} = {old}\ndel {old}", bound=(new,), deleted=(old,))
             )
@@ -240,12 +312,14 @@ class Workspace:
         (in order) and ``selected(None)`` when something was selected."""
         with self._exclusive():
             names = self.names()
-            for name in names:
-                del self._ns[name]
+            for name in [n for n in self._ns if n not in _RUNTIME_NAMES]:
+                del self._ns[name]  # hidden names too (`_`, what was imported): all of it
+            self._prepare(self.restricted)
             self._runner.invalidate()
             self._runner.functions.clear()
             self._history.clear()
             self._origins.clear()
+            self._user_names.intersection_update(self._ns)
             self.session_notes = ()
         for name in names:
             self.events.removed.emit(name)
@@ -294,7 +368,8 @@ class Workspace:
 
     @selected.setter
     def selected(self, name: str | None) -> None:
-        if name is not None and name not in self:
+        """A value's name, or a module member's qualified name (``"net.hidden.weight"``)."""
+        if name is not None and name not in self and self.member(name) is None:
             raise KeyError(name)
         if name != self._selected:
             self._selected = name
@@ -327,12 +402,17 @@ class Workspace:
         source: str,
         device: str | None = None,
         *,
+        restricted: bool | None = None,
         time_limit: float | None = None,
         max_steps: int | None = None,
     ) -> list[str]:
         """Run ``source`` statement by statement; return the names bound or changed, in order.
 
         Factories run on ``device`` when given (``"cpu"``, ``"cuda:0"``, ``"meta"``...).
+        ``restricted``: run under the restricted runner's policy (code from a file that is not
+        trusted); default: the workspace's mode. A restricted run is refused while the
+        workspace holds code the user ran as full Python (:meth:`trusted_code`), which it
+        could otherwise call.
         Raises :class:`ProgramError`: statements before the failing one keep their effect, the
         failing one binds nothing. ``time_limit``/``max_steps`` override the workspace's.
         """
@@ -340,9 +420,16 @@ class Workspace:
             dev = check_device(device)
         except ValueError as exc:
             raise device_error(exc) from None
-        program = compile_program(source)
+        mode = self.restricted if restricted is None else restricted
+        program = compile_program(source, restricted=mode)
+        if mode:
+            holding = self.trusted_code()
+            if holding:
+                raise restricted_among_trusted(holding)
         if not self._lock.acquire(blocking=False):
             raise busy_error()
+        self._prepare(mode)
+        before = dict(self._ns)
         grad_enabled = torch.is_grad_enabled()
         default_dtype = torch.get_default_dtype()
         ctrl = self._ctrl
@@ -355,7 +442,10 @@ class Workspace:
         notes: list[str] = []
         self.last_result = None
         emitted = 0
+        guard = contextlib.ExitStack()
         try:
+            if not mode:  # full Python: factories still check the memory they are asked for
+                guard.enter_context(sandbox.memory_guard())
             for stmt in program.statements:
                 try:
                     outcome = self._runner.run_statement(program, stmt, dev)
@@ -372,9 +462,13 @@ class Workspace:
                     if name not in names:
                         names.append(name)
         finally:
+            guard.close()
             ctrl.stop()
             torch.set_grad_enabled(grad_enabled)
             torch.set_default_dtype(default_dtype)
+            self._note_provenance(before, trusted=not mode)
+            if mode != self.restricted:
+                self._prepare(self.restricted)
             self.last_output = ctrl.out.getvalue()
             self.last_notes = tuple(notes)
             self._lock.release()
@@ -474,6 +568,68 @@ class Workspace:
             raise NotImplementedError("tensor_explorer.core.memory.relations_among is missing")
         arrays = {n: v for n, v in self.items() if isinstance(v, torch.Tensor | np.ndarray)}
         return list(relations_among(arrays))
+
+
+_REAL_MODULES: dict[str, Any] = {"torch": torch, "np": np, "nn": torch.nn,
+                                  "F": torch.nn.functional}
+
+
+_NOTHING = object()
+#: what every namespace has: not values of the user or of a program
+_RUNTIME_NAMES = frozenset({"__builtins__", "__name__", *sandbox.runtime_names(lambda: True)})
+#: plain data a restricted program may share a workspace with (it cannot run code through it)
+_PLAIN_SCALARS = (int, float, complex, bool, str, bytes, type(None), torch.dtype, torch.device,
+                  np.generic)
+
+
+def _plain_data(value: Any, depth: int = 0) -> bool:
+    """Data that runs no code of the user's when a program uses it: numbers, strings, dtypes,
+    NumPy arrays of numbers, plain tensors that are leaves without hooks, and small lists,
+    tuples and dicts of those. (A tensor with a graph or a hook runs the user's hooks on
+    backward; a module or function is code.)"""
+    if isinstance(value, _PLAIN_SCALARS):
+        return True
+    if isinstance(value, np.ndarray):
+        return type(value) is np.ndarray and value.dtype.kind in "biufcmMS"
+    if isinstance(value, torch.Tensor):
+        return (type(value) in (torch.Tensor, torch.nn.Parameter) and value.grad_fn is None
+                and not getattr(value, "_backward_hooks", None)
+                and not getattr(value, "_post_accumulate_grad_hooks", None))
+    if isinstance(value, torch.nn.Module):
+        return _library_module(value)
+    if depth < 3 and type(value) in (list, tuple) and len(value) <= 1000:
+        return all(_plain_data(v, depth + 1) for v in value)
+    if depth < 3 and type(value) is dict and len(value) <= 1000:
+        return all(_plain_data(k, depth + 1) and _plain_data(v, depth + 1)
+                   for k, v in value.items())
+    return False
+
+
+_MODULE_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
+                 "_backward_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks")
+
+
+def _library_module(module: torch.nn.Module) -> bool:
+    """A torch.nn module made only of torch's own classes, with no hooks and plain
+    parameters: calling it runs torch's code only."""
+    for sub in module.modules():
+        if not type(sub).__module__.startswith("torch.nn."):
+            return False
+        if any(getattr(sub, hooks, None) for hooks in _MODULE_HOOKS):
+            return False
+    return all(_plain_data(p) for p in module.parameters()) and all(
+        _plain_data(b) for b in module.buffers())
+
+
+def restricted_among_trusted(names: list[str]) -> ProgramError:
+    """The refusal of a restricted run in a workspace holding the user's own code."""
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return ProgramError(
+        f"Refused: this program runs restricted (it came from a file that is not trusted), and "
+        f"the workspace holds code of your own ({shown}) that it could call. Trust the "
+        "program to run it as full Python, or clear the workspace first.",
+        kind="refused",
+    )
 
 
 def _check_name(name: str) -> None:

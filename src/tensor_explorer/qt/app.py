@@ -57,9 +57,11 @@ def default_settings() -> QtCore.QSettings:
     return QtCore.QSettings("Tensor Explorer", "tensor-explorer")
 
 
-def run_app(paths: Sequence[str], *, offer_recovery: bool = True) -> int:
+def run_app(paths: Sequence[str], *, offer_recovery: bool = True, trust: bool = False) -> int:
     """Open the window on ``paths``, or on the default lesson when none is given.
 
+    ``trust``: program and lesson files run as full Python (``--trust``); otherwise those not
+    trusted before run restricted, with a bar that offers to trust them.
     The session is autosaved in the background; after a crash or a kill the next start offers
     to restore it (``offer_recovery``; never asked when TENSOR_EXPLORER_NO_DIALOGS is set).
     """
@@ -97,7 +99,7 @@ def run_app(paths: Sequence[str], *, offer_recovery: bool = True) -> int:
             win.show_error(
                 QtCore.QCoreApplication.translate("MainWindow", "Could not open {0}").format(
                     Path(p).name), f"{Path(p).name}: no such file")
-        win.open_paths([p for p in paths if p not in missing])
+        win.open_paths([p for p in paths if p not in missing], trusted=trust)
     elif not restored:
         win.open_lesson(default_lesson())
     win.show()

@@ -18,6 +18,7 @@ from ..core.runner import ProgramError, warnings_in
 from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .run_controller import RunController
+from .trust_bar import TrustBar
 
 
 class CodeEdit(QtWidgets.QPlainTextEdit):
@@ -105,8 +106,11 @@ class ConsolePanel(QtWidgets.QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setChildrenCollapsible(False)
+        #: a program from a file nobody trusted yet ran restricted: says so, offers to trust it
+        self.trust_bar = TrustBar()
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.trust_bar)
         layout.addWidget(split, 1)
         runner.started.connect(self._started)
         runner.finished.connect(self._finished)
@@ -133,6 +137,7 @@ class ConsolePanel(QtWidgets.QWidget):
         """Show the code bar in the language just installed. The output keeps every line as it
         was printed; the code typed, its history and the device chosen stay."""
         self._set_texts()
+        self.trust_bar.retranslate()
 
     # -- running -------------------------------------------------------------------------------
 

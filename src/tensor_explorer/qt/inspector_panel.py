@@ -3,11 +3,16 @@ statistics (in the background for large values, with progress); diagnoses by sev
 the value was made.
 
 The panel holds no facts of its own: it shows :func:`describe`, :func:`stats`,
-:func:`diagnose` and the workspace's origin records.
+:func:`diagnose`, :func:`module_summary` and the workspace's origin records.
+
+A module (``net``, or a submodule ``net.hidden``) shows its summary and its parameters and
+buffers (a double click selects one); a module's parameter or buffer selected by its qualified
+name (``net.hidden.weight``) shows every fact of a tensor, and where it belongs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 from typing import Any, cast
 
@@ -15,10 +20,12 @@ import numpy as np
 import torch
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import QT_TRANSLATE_NOOP
+from torch.nn.parameter import is_lazy
 
 from ..core.diagnose import Diagnosis, diagnose
 from ..core.facts import TensorFacts, describe
 from ..core.memory import sharing_reason
+from ..core.modules import ModuleSummary, access_code, first_names, member_kind, module_summary
 from ..core.stats import Stats, stats
 from . import i18n, theme
 from .bridge import WorkspaceBridge
@@ -29,6 +36,10 @@ CTX = "Inspector"
 GROUP_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 #: values with at most this many elements get their statistics synchronously
 SYNC_STATS_LIMIT = 200_000
+#: item data role of a module's parameter or buffer row: its qualified name in the workspace
+MEMBER_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
+#: a module's parameters (and buffers) listed at most, each; the Workspace panel has them all
+MEMBER_ROWS = 100
 
 # cast: the PySide6 stub types QT_TRANSLATE_NOOP as returning object; it returns its message
 GROUPS = cast("list[tuple[str, list[tuple[str, str, str]]]]", [
@@ -62,6 +73,18 @@ GROUPS = cast("list[tuple[str, list[tuple[str, str, str]]]]", [
         ("is_inference", QT_TRANSLATE_NOOP("Inspector", "inference tensor"), QT_TRANSLATE_NOOP("Inspector", "Made under torch.inference_mode(): it can never enter autograd.")),
         ("is_parameter", QT_TRANSLATE_NOOP("Inspector", "parameter"), QT_TRANSLATE_NOOP("Inspector", "An nn.Parameter: a leaf that a module trains.")),
     ]),
+])
+
+MODULE_ROWS = cast("list[tuple[str, str, str]]", [
+    ("parameters", QT_TRANSLATE_NOOP("Inspector", "parameters"), QT_TRANSLATE_NOOP("Inspector", "How many numbers the module learns: the elements of all its parameters, a shared one counted once.")),
+    ("trainable", QT_TRANSLATE_NOOP("Inspector", "trainable"), QT_TRANSLATE_NOOP("Inspector", "Elements of the parameters with requires_grad=True: what an optimizer updates; the others are frozen.")),
+    ("with_grad", QT_TRANSLATE_NOOP("Inspector", "gradients"), QT_TRANSLATE_NOOP("Inspector", "How many parameters hold a .grad from backward(); zero_grad() clears them.")),
+    ("buffers", QT_TRANSLATE_NOOP("Inspector", "buffers"), QT_TRANSLATE_NOOP("Inspector", "Tensors the module keeps but does not train (batch norm's running mean and variance); saved in its state_dict.")),
+    ("devices", QT_TRANSLATE_NOOP("Inspector", "devices"), QT_TRANSLATE_NOOP("Inspector", "Where its parameters and buffers live; its inputs must be on the same device.")),
+    ("dtypes", QT_TRANSLATE_NOOP("Inspector", "dtypes"), QT_TRANSLATE_NOOP("Inspector", "The dtypes of its parameters and buffers; floating inputs should have the parameters' dtype.")),
+    ("mode", QT_TRANSLATE_NOOP("Inspector", "mode"), QT_TRANSLATE_NOOP("Inspector", "train() or eval(): dropout and batch norm behave differently in each.")),
+    ("submodules", QT_TRANSLATE_NOOP("Inspector", "submodules"), QT_TRANSLATE_NOOP("Inspector", "How many modules it contains at every depth (a shared one counted once).")),
+    ("uninitialized", QT_TRANSLATE_NOOP("Inspector", "uninitialized"), QT_TRANSLATE_NOOP("Inspector", "Parameters of a lazy module: they get their shape at the first forward pass.")),
 ])
 
 STAT_ROWS = cast("list[tuple[str, str, str]]", [
@@ -158,6 +181,7 @@ class InspectorPanel(QtWidgets.QWidget):
         bridge.changed.connect(self._on_changed)
         bridge.renamed.connect(self._on_renamed)
         bridge.removed.connect(self._on_removed)
+        self.tree.itemDoubleClicked.connect(self._open_member)
         self._built_for: str | None = None  # the value the tree was last built for
         theme.state().changed.connect(self.refresh)
         self._on_selected(self.workspace.selected)
@@ -207,18 +231,29 @@ class InspectorPanel(QtWidgets.QWidget):
     def _on_selected(self, name: object) -> None:
         self.show_value(name if isinstance(name, str) else None)
 
+    def _shows(self, name: str) -> bool:
+        """Whether the value shown is ``name`` or a member of the module ``name``."""
+        return self.name is not None and (self.name == name or self.name.startswith(name + "."))
+
     def _on_changed(self, name: str) -> None:
-        if name == self.name:
+        if self._shows(name):
             self.refresh()
 
     def _on_renamed(self, old: str, new: str) -> None:
-        if old == self.name:
-            self.name = self._built_for = new
+        if self.name is not None and self._shows(old):
+            self.name = self._built_for = new + self.name[len(old):]
             self.refresh()
 
     def _on_removed(self, name: str) -> None:
-        if name == self.name:
+        if self._shows(name):
             self.show_value(None)
+
+    def _open_member(self, item: QtWidgets.QTreeWidgetItem, _column: int) -> None:
+        """A double click on a module's parameter or buffer row selects it."""
+        name = item.data(0, MEMBER_ROLE)
+        if name:
+            with contextlib.suppress(KeyError):  # gone meanwhile
+                self.workspace.selected = str(name)
 
     # -- display -------------------------------------------------------------------------------
 
@@ -254,15 +289,18 @@ class InspectorPanel(QtWidgets.QWidget):
         self.title.setText(f"<b style='font-size:120%'>{html.escape(name)}</b> "
                            f"<span style='color:{t.muted}'>{html.escape(type(value).__name__)}"
                            f"</span>")
-        self._origin_rows(name)
+        if "." in name:
+            self._member_rows(name)
+        else:
+            self._origin_rows(name)
         if isinstance(value, torch.Tensor | np.ndarray) and not (
             isinstance(value, np.ndarray) and value.dtype.kind not in "biufc"
-        ):
+        ) and not (isinstance(value, torch.Tensor) and is_lazy(value)):
             facts = describe(value)
             self._fact_rows(facts)
             self._stats(name, value, facts)
         elif isinstance(value, torch.nn.Module):
-            self._module_rows(value)
+            self._module_rows(name, value)
         else:
             item = self._group(self.tr("Value"), "value")
             try:
@@ -311,14 +349,98 @@ class InspectorPanel(QtWidgets.QWidget):
             if group.childCount() == 0:
                 self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(group))
 
-    def _module_rows(self, module: torch.nn.Module) -> None:
-        group = self._group(self.tr("Parameters"), "parameters")
-        for pname, p in module.named_parameters():
-            grad = "—" if p.grad is None else f"norm {float(p.grad.norm()):.4g}"
-            self._row(group, pname, f"{tuple(p.shape)} {str(p.dtype).removeprefix('torch.')} "
-                      f"{p.device} requires_grad={p.requires_grad} grad {grad}", "")
-        self._row(group, self.tr("training mode"), str(module.training),
-                  self.tr("train() vs eval(): dropout and batch norm behave differently."))
+    def module_texts(self, s: ModuleSummary) -> dict[str, str]:
+        """The shown text of each fact of a module summary, by key (see :data:`MODULE_ROWS`)."""
+        trainable = f"{s.trainable:,}"
+        if s.frozen:
+            trainable = self.tr("{0} ({1} frozen)").format(trainable, f"{s.frozen:,}")
+        mode = self.tr("training (train())") if s.training else self.tr("evaluation (eval())")
+        if s.other_mode:
+            mode = self.tr("{0}; {1} submodules in the other mode").format(mode, s.other_mode)
+        out = {
+            "parameters": self.tr("{0} in {1} tensors").format(f"{s.parameters:,}",
+                                                               s.parameter_tensors),
+            "trainable": trainable,
+            "with_grad": self.tr("{0} of {1} parameters have .grad").format(
+                s.with_grad, s.parameter_tensors),
+            "buffers": self.tr("{0} ({1} elements)").format(s.buffers, f"{s.buffer_elements:,}")
+            if s.buffers else "0",
+            "devices": ", ".join(sorted(s.devices)) or "—",
+            "dtypes": ", ".join(sorted(s.dtypes)) or "—",
+            "mode": mode,
+            "submodules": f"{s.submodules:,}",
+        }
+        if s.uninitialized:
+            out["uninitialized"] = f"{s.uninitialized:,}"
+        return out
+
+    def _module_rows(self, name: str, module: torch.nn.Module) -> None:
+        """The module's summary, then its parameters and buffers by qualified name (at most
+        :data:`MEMBER_ROWS` each; the Workspace panel lists them all)."""
+        texts = self.module_texts(module_summary(module))
+        group = self._group(self.tr("Module"), "module")
+        for key, label, tip in MODULE_ROWS:
+            if key in texts:
+                self._row(group, tr(label), texts[key], tr(tip), key)
+        for title, key, named in (
+            (self.tr("Parameters"), "parameters", module.named_parameters()),
+            (self.tr("Buffers"), "buffers", module.named_buffers()),
+        ):
+            rows: QtWidgets.QTreeWidgetItem | None = None
+            for i, (pname, t) in enumerate(named):
+                if rows is None:
+                    rows = self._group(title, key)
+                if i == MEMBER_ROWS:
+                    rest = sum(1 for _ in named) + 1
+                    self._row(rows, "…", self.tr("{0} more: expand {1} in the Workspace panel"
+                                                  ).format(f"{rest:,}", name), "")
+                    break
+                if is_lazy(t):
+                    text = self.tr("not initialized yet (lazy module)")
+                else:
+                    text = (f"{tuple(t.shape)} {str(t.dtype).removeprefix('torch.')} "
+                            f"{t.device}")
+                    if key == "parameters":
+                        grad = "—" if t.grad is None else f"norm {float(t.grad.norm()):.4g}"
+                        text += f" requires_grad={t.requires_grad} grad {grad}"
+                row = self._row(rows, _short(pname), text, f"{name}.{pname}\n" + self.tr(
+                    "Double-click to inspect {0}.{1}").format(name, pname))
+                row.setData(0, MEMBER_ROLE, f"{name}.{pname}")
+
+    def _member_rows(self, qualified: str) -> None:
+        """Where a module's member (``net.hidden.weight``) belongs: its module, how to reach
+        it in code, the statement that made the module, the other name of a shared one."""
+        root, _, rest = qualified.partition(".")
+        module = self.workspace.get(root)
+        kind = member_kind(module, rest) if isinstance(module, torch.nn.Module) else None
+        if not isinstance(module, torch.nn.Module) or kind is None:
+            return
+        group = self._group(self.tr("How it was made"), "origin")
+        parent_name, _, _leaf = rest.rpartition(".")
+        parent = module.get_submodule(parent_name)
+        owner = f"{root}.{parent_name}" if parent_name else root
+        text = {"parameter": self.tr("a parameter of {0} ({1})"),
+                "buffer": self.tr("a buffer of {0} ({1})"),
+                "module": self.tr("a submodule of {0} ({1})")}[kind]
+        self._row(group, self.tr("belongs to"), text.format(owner, type(parent).__name__),
+                  self.tr("The module that holds it; the module's parameters(), state_dict() "
+                          "and optimizer include it."), "member_of")
+        self._row(group, self.tr("code"), access_code(root, module, rest),
+                  self.tr("How to reach it in Python."), "access")
+        value = self.workspace.get(qualified)
+        first = first_names(module).get(id(value))
+        if first is not None and first != rest:
+            self._row(group, self.tr("shared with"), f"{root}.{first}",
+                      self.tr("The same object is registered under this name too: a change to "
+                              "one is a change to the other."), "shared_with")
+        origin = self.workspace.origin(root)
+        if origin is None:
+            return
+        if origin.kind == "set":
+            self._row(group, self.tr("source"), self.tr("handed in (file or explore())"), "")
+        elif origin.statement:
+            self._row(group, self.tr("statement"), origin.statement.strip().splitlines()[0],
+                      self.tr("The code that bound {0}, the module it belongs to.").format(root))
 
     def _origin_rows(self, name: str) -> None:
         origin = self.workspace.origin(name)
@@ -458,6 +580,28 @@ class WrappingDelegate(QtWidgets.QStyledItemDelegate):
         wrapped = style.sizeFromContents(QtWidgets.QStyle.ContentsType.CT_ItemViewItem, opt,
                                          QtCore.QSize(), self.view)
         return QtCore.QSize(hint.width(), max(hint.height(), wrapped.height()))
+
+
+def _short(qualified: str, limit: int = 26) -> str:
+    """A long qualified name with its middle parts left out, so the fact column stays narrow:
+    ``decoder.layers.5.multihead_attn.out_proj.weight`` -> ``decoder.….out_proj.weight``."""
+    if len(qualified) <= limit:
+        return qualified
+    out = qualified
+    parts = qualified.split(".")
+    if len(parts) > 2:
+        first, *middle, last = parts
+        tail = [last]
+        for part in reversed(middle):
+            if len(first) + len(".….") + len(".".join([part, *tail])) > limit:
+                break
+            tail.insert(0, part)
+        if len(tail) <= len(middle):
+            out = ".".join([first, "…", *tail])
+    if len(out) > limit:  # a long part: the middle characters left out instead
+        keep = limit - 1
+        out = qualified[: keep // 2] + "…" + qualified[len(qualified) - (keep - keep // 2):]
+    return out
 
 
 def _brush(color: str) -> Any:

@@ -23,11 +23,13 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import lessons as core
+from ..core import trust as core_trust
 from ..core.runner import ProgramError
 from . import fonts, i18n, theme
 from .bridge import WorkspaceBridge
 from .flow_layout import FlowLayout
 from .run_controller import RunController
+from .trust_bar import TrustBar
 
 #: how much larger than the interface the lesson text is (it is read from the back of a room)
 PROSE_SCALE = 1.25
@@ -124,6 +126,7 @@ class LessonPanel(QtWidgets.QWidget):
         self._replay_failures: list[core.StepResult] = []
         #: the message shown instead of a step (its title, re-translated; its detail), if any
         self._message: tuple[Callable[[], str], str] | None = None
+        self._trusted_by_user = False  # trusted for this session (the command line's --trust)
         self._build()
         runner.finished.connect(self._run_finished)
         runner.failed.connect(self._run_failed)
@@ -162,6 +165,9 @@ class LessonPanel(QtWidgets.QWidget):
         self.prose.setObjectName("lessonProse")
         self.prose.setOpenExternalLinks(False)
         self.prose.setOpenLinks(False)
+        # a lesson file nobody trusted yet runs restricted: say so, offer to trust it
+        self.trust_bar = TrustBar()
+        self.trust_bar.trusted.connect(self.trust_lesson)
         self.checks = QtWidgets.QListWidget()
         self.checks.setObjectName("lessonChecks")
         self.checks.setWordWrap(True)
@@ -182,6 +188,7 @@ class LessonPanel(QtWidgets.QWidget):
         split.setChildrenCollapsible(False)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.trust_bar)
         layout.addLayout(top)
         layout.addLayout(nav)
         layout.addWidget(self.progress)
@@ -209,6 +216,7 @@ class LessonPanel(QtWidgets.QWidget):
         that language (when it has it), at the same step and position, with the same check
         results; the lesson and step choosers keep their entries selected."""
         self._set_texts()
+        self.trust_bar.retranslate()
         self._switch_lesson_language()
         self._fill_lessons()
         step_index = self.step_combo.currentIndex()
@@ -239,7 +247,7 @@ class LessonPanel(QtWidgets.QWidget):
         if self.lesson.language == lang:
             return
         try:
-            lesson = core.load_lesson(self.source, lang)
+            lesson = self._load(self.source, lang, self._trusted_by_user)
         except core.LessonError:
             return  # the file went away or broke: keep showing what was read
         if len(lesson.steps) != len(self.lesson.steps):
@@ -287,15 +295,20 @@ class LessonPanel(QtWidgets.QWidget):
 
     # -- opening -------------------------------------------------------------------------------
 
-    def open_lesson(self, source: str | Path, *, run: bool = True) -> bool:
+    def open_lesson(self, source: str | Path, *, run: bool = True,
+                    trusted: bool = False) -> bool:
         """Open a lesson (a shipped name or a file) in the app's language; with ``run``, clear
-        the workspace and run its first step. False (and a message) if it cannot be read."""
+        the workspace and run its first step. False (and a message) if it cannot be read.
+        A lesson file runs restricted unless it is trusted (shipped, remembered, or
+        ``trusted``: the command line's ``--trust``); the trust bar then says so."""
         try:
-            lesson = core.load_lesson(source, i18n.current())
+            lesson = self._load(source, i18n.current(), trusted)
         except core.LessonError as exc:
             self._show_message(lambda: self.tr("This lesson cannot be opened"), str(exc))
             return False
+        self._trusted_by_user = trusted
         self.lesson = lesson
+        self._ask_trust()
         self.source = str(source)
         self.position = 0
         self.current = 0
@@ -309,6 +322,36 @@ class LessonPanel(QtWidgets.QWidget):
         else:
             self._update_controls()
         return True
+
+    @staticmethod
+    def _load(source: str | Path, lang: str, trusted: bool) -> core.Lesson:
+        lesson = core.load_lesson(source, lang)
+        return lesson.trusted_as(True) if trusted and not lesson.trusted else lesson
+
+    def _ask_trust(self) -> None:
+        lesson = self.lesson
+        if lesson is None or lesson.trusted:
+            self.trust_bar.dismiss()
+            return
+        name = Path(lesson.path).name if lesson.path else lesson.name
+        self.trust_bar.ask(lambda: self.tr(
+            "{0} came from a file and runs restricted: imports beyond torch, NumPy and math, "
+            "file access and other risky calls are refused. Trust it only if you trust where "
+            "it came from.").format(name))
+
+    def trust_lesson(self) -> None:
+        """Trust the open lesson (each language's file, as it is now) and start it again as
+        full Python."""
+        if self.source is None or self.lesson is None:
+            return
+        try:
+            for path in core.lesson_variants(self.source).values():
+                core_trust.trust_file(path)
+        except (OSError, core.LessonError) as exc:
+            why = str(exc)
+            self.trust_bar.ask(lambda: self.tr("It could not be trusted: {0}").format(why))
+            return
+        self.open_lesson(self.source)
 
     def _lesson_chosen(self, index: int) -> None:
         data = self.lesson_combo.itemData(index)
@@ -450,7 +493,7 @@ class LessonPanel(QtWidgets.QWidget):
                 self._update_controls()
                 return
             # run() reports back through queued signals, so _pending is set in time
-            if self.runner.run(step.code, select=step.select):
+            if self.runner.run(step.code, select=step.select, restricted=not step.trusted):
                 self._pending = step
                 self._show_running(step)
             return

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..core import trust as core_trust
 from ..core.lessons import is_lesson
 from ..core.loading import LoadError
 from ..core.preview import write_refusal
@@ -105,13 +106,14 @@ class ValuesDock(QtWidgets.QWidget):
             raise ValueError(self.tr("a program is still running"))
 
     def _changed(self, name: str) -> None:
-        if name != self._shown:
-            return
-        value = self.bridge.workspace.get(name)
+        shown = self._shown
+        if shown is None or (name != shown and not shown.startswith(name + ".")):
+            return  # (a module's change changes the parameter shown: "net.0.weight")
+        value = self.bridge.workspace.get(shown)
         if value is self.panel.value():
             self.panel.refresh()  # changed in place: keep the axes and slider positions
         else:
-            self.panel.set_value(name, value)
+            self.panel.set_value(shown, value)
 
     def _reshow(self, *_: object) -> None:
         self.show_selected()
@@ -187,6 +189,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_ui()
         self.runner.failed.connect(self._run_failed)
         self.runner.busy_changed.connect(self._busy_changed)
+        #: the program from a file that ran restricted, for the Trust button: path, bytes, text
+        self._untrusted: tuple[Path, bytes, str] | None = None
+        console = self.panels["console"]
+        assert isinstance(console, ConsolePanel)
+        console.trust_bar.trusted.connect(self._trust_program)
         theme.state().changed.connect(self._steady_bars)
         self._steady_bars()
         self.bridge.selected.connect(self._update_status)
@@ -592,11 +599,12 @@ class MainWindow(QtWidgets.QMainWindow):
                          [int(w * 0.36), int(w * 0.64)], QtCore.Qt.Orientation.Horizontal)
         self._sized = True
 
-    def open_lesson(self, source: str) -> None:
-        """Open a lesson (file or shipped name) in the lesson dock and run its first step."""
+    def open_lesson(self, source: str, *, trusted: bool = False) -> None:
+        """Open a lesson (file or shipped name) in the lesson dock and run its first step (a
+        lesson file runs restricted unless it is trusted, or ``trusted``: ``--trust``)."""
         panel = self.panels["lesson"]
         assert isinstance(panel, LessonPanel)
-        if panel.open_lesson(source):
+        if panel.open_lesson(source, trusted=trusted):
             self.use_lesson_layout()
             self.show_panel("lesson")
             if Path(source).is_file():
@@ -631,18 +639,20 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(self.tr("Saved {0}").format(Path(path).name), 5000)
         return True
 
-    def open_paths(self, paths: Sequence[str]) -> None:
-        """Open files: arrays load in the background, programs run through the runner."""
+    def open_paths(self, paths: Sequence[str], *, trusted: bool = False) -> None:
+        """Open files: arrays load in the background, programs run through the runner (a
+        program or lesson file restricted unless it is trusted, or ``trusted``: ``--trust``).
+        """
         for path in paths:
             if is_lesson(path):
-                self.open_lesson(path)
+                self.open_lesson(path, trusted=trusted)
                 continue
             if Path(path).suffix.lower() == ".py":
-                self._open_program(path)
+                self._open_program(path, trusted=trusted)
             else:
                 self._open_arrays(path)
 
-    def _open_program(self, path: str) -> None:
+    def _open_program(self, path: str, *, trusted: bool = False) -> None:
         p = Path(path)
         try:
             if p.is_dir():
@@ -664,7 +674,36 @@ class MainWindow(QtWidgets.QMainWindow):
                             f"{p.name}: could not be read ({getattr(exc, 'strerror', exc)})")
             return
         self._remember_file(str(Path(path).resolve()))
-        self.runner.run(source)
+        trusted = trusted or core_trust.is_trusted(p, data)
+        console = self.panels["console"]
+        assert isinstance(console, ConsolePanel)
+        if trusted:
+            console.trust_bar.dismiss()
+        else:
+            name = p.name
+            console.trust_bar.ask(lambda: self.tr(
+                "{0} came from a file and ran restricted: imports beyond torch, NumPy and math, "
+                "file access and other risky calls are refused. Trust it only if you trust "
+                "where it came from.").format(name))
+            self._untrusted = (p, data, source)
+        self.runner.run(source, restricted=not trusted)
+
+    def _trust_program(self) -> None:
+        """Trust the program the bar is about (its content, as it was opened) and run it again
+        as full Python."""
+        if self._untrusted is None:
+            return
+        path, data, source = self._untrusted
+        console = self.panels["console"]
+        assert isinstance(console, ConsolePanel)
+        try:
+            core_trust.trust(data)
+        except OSError as exc:
+            self.show_error(self.tr("Could not trust {0}").format(path.name), str(exc))
+            return
+        self._untrusted = None
+        console.trust_bar.dismiss()
+        self.runner.run(source, restricted=False)
 
     def _open_arrays(self, path: str) -> None:
         def work(progress: Any, cancel: Any) -> list[str]:

@@ -1,8 +1,9 @@
 """Run statements in the background, one program at a time, and report on the UI thread.
 
 Every change the window makes to the workspace — typed code, the build form, rename, delete,
-duplicate, device and dtype actions — goes through :meth:`RunController.run`, so it runs in the
-restricted runner, appears in the code history, and never blocks the UI thread. ``stop()``
+duplicate, device and dtype actions — goes through :meth:`RunController.run`, so it runs through
+the runner (full Python for the user's own code, restricted for files not trusted), appears in
+the code history, and never blocks the UI thread. ``stop()``
 cancels a runaway program; the workspace keeps what it had.
 """
 
@@ -37,10 +38,13 @@ class RunController(QtCore.QObject):
     def busy(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def run(self, source: str, device: str | None = None, *, select: str | None = None) -> bool:
+    def run(self, source: str, device: str | None = None, *, select: str | None = None,
+            restricted: bool | None = None) -> bool:
         """Start running ``source``; False (and a ``failed`` signal) if a program is running.
 
         ``select``: the name to select after success (default: the last name bound).
+        ``restricted``: code from a file nobody trusted yet (default: the workspace's mode,
+        full Python for what the user types).
         """
         if self.busy:
             self.failed.emit(ProgramError(self.tr("A program is still running; stop it first."),
@@ -50,7 +54,8 @@ class RunController(QtCore.QObject):
         self.started.emit(source)
         self.busy_changed.emit(True)
         self._thread = threading.Thread(
-            target=self._work, args=(source, dev, select), name="tensor-explorer-run", daemon=True
+            target=self._work, args=(source, dev, select, restricted),
+            name="tensor-explorer-run", daemon=True
         )
         self._thread.start()
         return True
@@ -63,10 +68,11 @@ class RunController(QtCore.QObject):
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def _work(self, source: str, device: str | None, select: str | None) -> None:
+    def _work(self, source: str, device: str | None, select: str | None,
+              restricted: bool | None) -> None:
         ws = self.workspace
         try:
-            names = ws.run(source, device=device)
+            names = ws.run(source, device=device, restricted=restricted)
         except ProgramError as err:
             self._emit_done(self.failed, err)
             return

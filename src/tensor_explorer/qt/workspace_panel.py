@@ -3,12 +3,20 @@
 Selecting a row selects the value in the workspace (every panel follows). Rename, delete,
 duplicate, move to a device and convert the dtype run as statements through the
 :class:`RunController`, so each appears in the code history like typed code.
+
+An ``nn.Module`` is one row that expands to its parameters, buffers and submodules
+(:func:`~tensor_explorer.core.modules.members`), named by their qualified name relative to the
+module (``hidden.weight`` under ``net``); selecting one selects ``net.hidden.weight`` in the
+workspace. Member rows are made when their module is expanded, at most :data:`BATCH` at a time
+(a "… N more" row shows the next ones), so a model with thousands of parameters stays quick.
+The actions apply to the workspace's own values: they are disabled on member rows.
 """
 
 from __future__ import annotations
 
 import contextlib
 import keyword
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,13 +25,33 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.devices import devices
 from ..core.facts import Badge, badges
+from ..core.modules import Member, access_code, first_names, members, module_summary, size
 from ..core.runner import ProgramError
 from . import theme
 from .bridge import WorkspaceBridge
 from .run_controller import RunController
 
+#: the workspace name of a row: a value's name or a member's qualified name (None: "… more")
 NAME_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 BADGES_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
+#: what the row shows: "value" (a workspace value), "parameter", "buffer", "module" (members
+#: of a module) or "more" (the row that shows the next members)
+KIND_ROLE = QtCore.Qt.ItemDataRole.UserRole + 3
+#: the text drawn for the row (the name relative to its module for members)
+LABEL_ROLE = QtCore.Qt.ItemDataRole.UserRole + 4
+#: a module row whose members are not made yet: True until it is first expanded
+PENDING_ROLE = QtCore.Qt.ItemDataRole.UserRole + 5
+#: members: the qualified name of the first place of a shared tensor or module, or None
+SHARED_ROLE = QtCore.Qt.ItemDataRole.UserRole + 6
+#: "… more" rows: how many members are not shown yet
+MORE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 7
+#: members: the tooltip's code part (how to reach it, its badges)
+TIP_ROLE = QtCore.Qt.ItemDataRole.UserRole + 8
+#: values: ``id`` of the value (a module renamed keeps its rows expanded)
+ID_ROLE = QtCore.Qt.ItemDataRole.UserRole + 9
+
+#: member rows made at a time under one module
+BATCH = 200
 
 #: names a value may not take: the pre-bound modules
 RESERVED = ("torch", "np", "nn", "F", "math", "numpy")
@@ -52,23 +80,35 @@ class BadgeDelegate(QtWidgets.QStyledItemDelegate):
               index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
         opt = QtWidgets.QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        name = str(index.data(NAME_ROLE) or "")
+        label = str(index.data(LABEL_ROLE) or index.data(NAME_ROLE) or "")
+        kind = index.data(KIND_ROLE)
+        # a member's name relative to its module: the path to it muted, its own name bold
+        prefix, dot, name = label.rpartition(".") if kind != "more" else ("", "", label)
+        prefix += dot
         tags: list[Badge] = index.data(BADGES_ROLE) or []
         opt.text = ""
         style = opt.widget.style() if opt.widget else QtWidgets.QApplication.style()
         style.drawControl(QtWidgets.QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         painter.save()
         rect = opt.rect.adjusted(8, 0, -4, 0)
-        font = QtGui.QFont(opt.font)
-        font.setBold(True)
-        painter.setFont(font)
         selected = bool(opt.state & QtWidgets.QStyle.StateFlag.State_Selected)
         pal = opt.palette
         fg = pal.highlightedText().color() if selected else pal.text().color()
-        painter.setPen(fg)
+        x = rect.left()
+        if prefix:
+            painter.setFont(opt.font)
+            painter.setPen(fg if selected else QtGui.QColor(theme.current().muted))
+            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignVCenter, prefix)
+            x += QtGui.QFontMetrics(opt.font).horizontalAdvance(prefix)
+        font = QtGui.QFont(opt.font)
+        font.setBold(kind != "more")
+        font.setItalic(kind == "more")
+        painter.setFont(font)
+        painter.setPen(fg if selected or kind != "more" else QtGui.QColor(theme.current().muted))
         fm = QtGui.QFontMetrics(font)
-        painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignVCenter, name)
-        x = rect.left() + fm.horizontalAdvance(name) + 10
+        painter.drawText(rect.adjusted(x - rect.left(), 0, 0, 0),
+                         QtCore.Qt.AlignmentFlag.AlignVCenter, name)
+        x += fm.horizontalAdvance(name) + 10
         small = QtGui.QFont(opt.font)
         small.setPointSizeF(max(theme.min_point_size(), opt.font.pointSizeF() * 0.85))
         painter.setFont(small)
@@ -99,6 +139,74 @@ class BadgeDelegate(QtWidgets.QStyledItemDelegate):
         return QtCore.QSize(200, int(fm.height() * 1.9))
 
 
+def module_badges(module: torch.nn.Module) -> list[Badge]:
+    """A module's badges: its class, its parameter count, where its tensors are when that is
+    not (only) the CPU, and "eval" after ``eval()``."""
+    s = module_summary(module)
+    out = [Badge("type", s.class_name), Badge("shape", f"{s.parameters:,} params")]
+    devs = sorted(s.devices)
+    if devs and devs != ["cpu"]:
+        out.append(Badge("device", ", ".join(devs)))
+    if not s.training:
+        out.append(Badge("no_grad", "eval"))
+    return out
+
+
+def member_badges(m: Member) -> list[Badge]:
+    """A member's badges: a submodule's class and parameter count; a tensor's shape, dtype,
+    device and grad state (``requires_grad=False`` spelled out for a frozen parameter), a
+    buffer marked as one; ``= first.name`` for a shared tensor or module."""
+    if m.kind == "module":
+        out = [Badge("type", m.class_name or "")]
+        if m.numel or m.size:
+            out.append(Badge("shape", f"{m.numel:,} params"))
+    elif m.shape is None:  # a lazy module's parameter before its first forward pass
+        out = [Badge("type", "uninitialized"), Badge("device", str(m.device))]
+    else:
+        out = badges(m.value)
+        if m.kind == "buffer":
+            out.insert(0, Badge("type", "buffer"))
+        elif not m.requires_grad:  # where "requires_grad" would be: seen in a narrow panel
+            out.insert(3, Badge("no_grad", "requires_grad=False"))
+    if m.shared_with:
+        out.insert(0, Badge("type", f"= {m.shared_with}"))
+    return out
+
+
+_ROOT = QtCore.QModelIndex()
+
+
+class MembersModel(QtGui.QStandardItemModel):
+    """The panel's rows. A module row makes its member rows when it is first expanded: Qt's
+    view asks ``canFetchMore``/``fetchMore`` on expanding, and ``hasChildren`` for its arrow."""
+
+    def __init__(self, fill: Callable[[QtGui.QStandardItem], None],
+                 parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self._fill = fill
+
+    def _pending(self, parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex
+                 ) -> QtGui.QStandardItem | None:
+        if not parent.isValid():
+            return None
+        index = parent if isinstance(parent, QtCore.QModelIndex) else self.index(
+            parent.row(), parent.column(), parent.parent())
+        item = self.itemFromIndex(index)
+        return item if item is not None and item.data(PENDING_ROLE) else None
+
+    def hasChildren(self, parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = _ROOT
+                    ) -> bool:
+        return self._pending(parent) is not None or super().hasChildren(parent)
+
+    def canFetchMore(self, parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> bool:
+        return self._pending(parent) is not None
+
+    def fetchMore(self, parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
+        item = self._pending(parent)
+        if item is not None:
+            self._fill(item)
+
+
 class WorkspacePanel(QtWidgets.QWidget):
     """Values by name with badges; actions run as statements through the run controller."""
 
@@ -109,14 +217,17 @@ class WorkspacePanel(QtWidgets.QWidget):
         self.bridge = bridge
         self.workspace = bridge.workspace
         self.runner = runner
-        self.model = QtGui.QStandardItemModel(self)
-        self.view = QtWidgets.QListView()
+        self.model = MembersModel(self._fill, self)
+        self.view = QtWidgets.QTreeView()
         self.view.setModel(self.model)
+        self.view.setHeaderHidden(True)
+        self.view.setUniformRowHeights(True)
         self.view.setItemDelegate(BadgeDelegate(self.view))
         self.view.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
+        self.view.collapsed.connect(self._collapsed)
         self.empty = QtWidgets.QLabel()
         self.empty.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
@@ -124,10 +235,22 @@ class WorkspacePanel(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
         layout.addWidget(self.empty)
+        #: per module root: the module and :func:`first_names` of it (until the next refresh)
+        self._firsts: dict[str, tuple[torch.nn.Module, dict[int, str]]] = {}
+        #: how many member rows a module row shows when it is made again (after "… more")
+        self._loaded: dict[str, int] = {}
+        #: the expanded rows of each module as paths under it ("" the module's own row), by
+        #: ``id`` of the module and by its name (see :meth:`_remember_expanded`)
+        self._expanded: dict[int, set[str]] = {}
+        self._expanded_by_name: dict[str, set[str]] = {}
+        #: the "… more" row just chosen (its next rows are made once the event is over)
+        self._more: QtCore.QPersistentModelIndex | None = None
         self._make_actions()
         self._set_texts()
         bridge.modified.connect(self.refresh)
         bridge.selected.connect(self._follow_selection)
+        bridge.renamed.connect(self._renamed)
+        runner.busy_changed.connect(self._busy_changed)
         theme.state().changed.connect(self.view.viewport().update)
         self.refresh()
 
@@ -162,16 +285,37 @@ class WorkspacePanel(QtWidgets.QWidget):
 
     def retranslate(self) -> None:
         """Show the panel in the language just installed: the actions are re-labelled in place
-        (the same objects, wherever they were added), the rows and selection stay. Badges are
-        code words (shapes, dtypes, devices), the same in every language."""
+        (the same objects, wherever they were added), the rows, the expanded modules and the
+        selection stay. Badges are code words (shapes, dtypes, devices), the same in every
+        language; the "… N more" rows and the tooltips of shared members are re-worded."""
         self._set_texts()
+        for item in self._items():
+            self._set_words(item)
         self.view.viewport().update()
 
     def _context_menu(self, pos: QtCore.QPoint) -> None:
+        menu = self.context_menu()
+        if menu is not None:
+            menu.exec(self.view.viewport().mapToGlobal(pos))
+            menu.deleteLater()
+
+    def context_menu(self) -> QtWidgets.QMenu | None:
+        """The menu of the current row: the actions on a value; on a module's member, its
+        code to copy (``net[0].weight``)."""
         name = self.current_name()
         if name is None:
-            return
+            return None
         menu = QtWidgets.QMenu(self)
+        if "." in name:
+            root, _, rest = name.partition(".")
+            module = self.workspace.get(root)
+            if not isinstance(module, torch.nn.Module):
+                return None
+            code = access_code(root, module, rest)
+            # PySide6 stub: overlapping addAction(text, callable) overloads hide the type
+            menu.addAction(self.tr("Copy code: {0}").format(code),  # type: ignore[misc]
+                           lambda: QtWidgets.QApplication.clipboard().setText(code))
+            return menu
         menu.addAction(self.rename_action)
         menu.addAction(self.duplicate_action)
         menu.addAction(self.delete_action)
@@ -188,14 +332,29 @@ class WorkspacePanel(QtWidgets.QWidget):
                     continue  # NumPy has no bfloat16
                 # PySide6 stub: overlapping addAction(text, callable) overloads hide the type
                 dt_menu.addAction(dt, lambda d=dt: self.convert_dtype(name, d))  # type: ignore[misc]
-        menu.exec(self.view.viewport().mapToGlobal(pos))
+        return menu
 
     def current_name(self) -> str | None:
+        """The name of the current row: a value's, or a member's qualified name
+        (``"net.hidden.weight"``); None on no row or a "… more" row."""
         idx = self.view.currentIndex()
-        return str(idx.data(NAME_ROLE)) if idx.isValid() else None
+        name = idx.data(NAME_ROLE) if idx.isValid() else None
+        return str(name) if name is not None else None
+
+    def current_value(self) -> str | None:
+        """The current row's name when it is a workspace value (what the actions act on)."""
+        idx = self.view.currentIndex()
+        return self.current_name() if idx.isValid() and not idx.parent().isValid() else None
+
+    def _update_actions(self) -> None:
+        """Rename, Duplicate and Delete act on values: disabled on a module's member row."""
+        idx = self.view.currentIndex()
+        on_value = not idx.isValid() or not idx.parent().isValid()
+        for action in (self.rename_action, self.duplicate_action, self.delete_action):
+            action.setEnabled(on_value)
 
     def rename_selected(self) -> None:
-        name = self.current_name()
+        name = self.current_value()
         if name is None:
             return
         new, ok = QtWidgets.QInputDialog.getText(self, self.tr("Rename"),
@@ -222,7 +381,7 @@ class WorkspacePanel(QtWidgets.QWidget):
         self.runner.run(f"{new} = {old}\ndel {old}", select=new)
 
     def duplicate_selected(self) -> None:
-        name = self.current_name()
+        name = self.current_value()
         if name is not None:
             self.duplicate(name)
 
@@ -237,7 +396,7 @@ class WorkspacePanel(QtWidgets.QWidget):
             self.runner.run(f"{new} = {name}", select=new)
 
     def delete_selected(self) -> None:
-        name = self.current_name()
+        name = self.current_value()
         if name is not None:
             self.runner.run(f"del {name}")
 
@@ -261,36 +420,305 @@ class WorkspacePanel(QtWidgets.QWidget):
 
     @QtCore.Slot()
     def refresh(self) -> None:
-        """Rebuild the rows from the workspace (cheap: badges read metadata only)."""
+        """Rebuild the rows from the workspace (cheap: badges read metadata only); expanded
+        modules stay expanded (their member rows are made again), the scroll position stays."""
+        self._remember_expanded()
+        scroll = self.view.verticalScrollBar().value()
         items = self.workspace.items()
+        self._firsts.clear()
+        self._more = None
         self.model.blockSignals(True)
         self.model.clear()
         for name, value in items:
-            item = QtGui.QStandardItem(name)
-            item.setData(name, NAME_ROLE)
-            item.setData(badges(value), BADGES_ROLE)
-            item.setToolTip(f"{name}: " + ", ".join(b.text for b in badges(value)))
-            self.model.appendRow(item)
+            self.model.appendRow(self._value_item(name, value))
         self.model.blockSignals(False)
         self.view.reset()
+        for name, value in items:
+            # the module's rows as they were, also under a new name ("model = net; del net")
+            # or when made anew under the same name ("net = Net()" again)
+            paths = self._expanded.get(id(value), self._expanded_by_name.get(name))
+            if isinstance(value, torch.nn.Module) and paths:
+                for path in sorted(paths, key=lambda n: n.count(".")):  # parents first
+                    self._expand(self.index_of(f"{name}.{path}" if path else name))
         self.empty.setVisible(not items)
         self.view.setVisible(bool(items))
+        self._drop_lost_member()
         self._follow_selection(self.workspace.selected)
+        self.view.verticalScrollBar().setValue(scroll)
+        self._update_actions()
+
+    def _remember_expanded(self) -> None:
+        """Note which rows of each module are expanded, by the module (its ``id``) and by its
+        name: a refresh while a program runs may find it under neither name for a moment."""
+        for r in range(self.model.rowCount()):
+            item = self.model.item(r)
+            name = str(item.data(NAME_ROLE))
+            if item.data(PENDING_ROLE) or not item.rowCount():
+                continue  # not a module, or never expanded: what was remembered stays
+            paths = {n.partition(".")[2] for n in self._expanded_under(item)}
+            ident = int(item.data(ID_ROLE))
+            self._expanded.pop(ident, None)  # the latest last: the oldest are forgotten
+            self._expanded[ident] = paths
+            self._expanded_by_name.pop(name, None)
+            self._expanded_by_name[name] = paths
+        while len(self._expanded) > 64:  # modules long gone
+            del self._expanded[next(iter(self._expanded))]
+        while len(self._expanded_by_name) > 64:
+            del self._expanded_by_name[next(iter(self._expanded_by_name))]
+
+    def _expanded_under(self, item: QtGui.QStandardItem) -> list[str]:
+        out = []
+        stack = [item]
+        while stack:
+            it = stack.pop()
+            if it.rowCount() and self.view.isExpanded(it.index()):
+                out.append(str(it.data(NAME_ROLE)))
+            stack += [c for c in (it.child(r) for r in range(it.rowCount())) if c is not None]
+        return out
+
+    def _drop_lost_member(self) -> None:
+        """A selected member whose module went (or no longer has it) is selected no more;
+        not while a program runs (its names may be missing for a moment)."""
+        selected = self.workspace.selected
+        if (selected is not None and "." in selected and not self.runner.busy
+                and self.workspace.member(selected) is None):
+            self.workspace.selected = None
+
+    def _value_item(self, name: str, value: Any) -> QtGui.QStandardItem:
+        item = QtGui.QStandardItem(name)
+        item.setData(name, NAME_ROLE)
+        item.setData("value", KIND_ROLE)
+        item.setData(id(value), ID_ROLE)
+        tags = module_badges(value) if isinstance(value, torch.nn.Module) else badges(value)
+        item.setData(tags, BADGES_ROLE)
+        item.setToolTip(f"{name}: " + ", ".join(b.text for b in tags))
+        if isinstance(value, torch.nn.Module) and size(value):
+            item.setData(True, PENDING_ROLE)
+        return item
+
+    def _member_item(self, root: str, module: torch.nn.Module, m: Member) -> QtGui.QStandardItem:
+        item = QtGui.QStandardItem(m.name)
+        item.setData(f"{root}.{m.name}", NAME_ROLE)
+        item.setData(m.name, LABEL_ROLE)
+        item.setData(m.kind, KIND_ROLE)
+        item.setData(m.shared_with, SHARED_ROLE)
+        tags = member_badges(m)
+        item.setData(tags, BADGES_ROLE)
+        code = access_code(root, module, m.name)
+        item.setData(f"{code}: " + ", ".join(b.text for b in tags), TIP_ROLE)
+        if m.kind == "module" and m.size:
+            item.setData(True, PENDING_ROLE)
+        self._set_words(item)
+        return item
+
+    def _more_item(self, left: int) -> QtGui.QStandardItem:
+        item = QtGui.QStandardItem()
+        item.setData("more", KIND_ROLE)
+        item.setData(left, MORE_ROLE)
+        self._set_words(item)
+        return item
+
+    def _set_words(self, item: QtGui.QStandardItem) -> None:
+        """The texts of a row that are words, in the current language."""
+        kind = item.data(KIND_ROLE)
+        if kind == "more":
+            left = int(item.data(MORE_ROLE))
+            item.setData(self.tr("… {0} more").format(f"{left:,}"), LABEL_ROLE)
+            item.setToolTip(self.tr("Select to show the next {0}.").format(min(left, BATCH)))
+            return
+        tip = item.data(TIP_ROLE)
+        if tip is None:
+            return
+        shared = item.data(SHARED_ROLE)
+        if shared:
+            tip += "\n" + (self.tr("The same module as {0}; its members are listed there.")
+                           if kind == "module" else
+                           self.tr("The same tensor as {0}: a change to one is a change to "
+                                   "the other.")).format(shared)
+        item.setToolTip(tip)
+
+    def _first(self, root: str, module: torch.nn.Module) -> dict[int, str]:
+        cached = self._firsts.get(root)
+        if cached is None or cached[0] is not module:
+            cached = self._firsts[root] = (module, first_names(module))
+        return cached[1]
+
+    def _add_rows(self, item: QtGui.QStandardItem, start: int, stop: int) -> bool:
+        """Append the member rows ``start:stop`` of the module row ``item`` (and a "… more"
+        row when some are left); False when the module is gone (a program runs)."""
+        root, _, under = str(item.data(NAME_ROLE)).partition(".")
+        module = self.workspace.get(root)
+        if not isinstance(module, torch.nn.Module):
+            return False
+        try:
+            total = size(module.get_submodule(under) if under else module)
+            tree = members(module, under, depth=1, first=self._first(root, module),
+                           start=start, stop=stop)
+        except AttributeError:  # the submodule went meanwhile
+            return False
+        rows = [self._member_item(root, module, m) for m in tree]
+        if total > stop:
+            rows.append(self._more_item(total - stop))
+        item.appendRows(rows)
+        return True
+
+    def _fill(self, item: QtGui.QStandardItem) -> None:
+        """Make the member rows of the module row ``item`` (the first :data:`BATCH`, or as
+        many as were shown before a refresh)."""
+        item.setData(None, PENDING_ROLE)
+        self._add_rows(item, 0, self._loaded.get(str(item.data(NAME_ROLE)), BATCH))
+
+    def _show_more(self, item: QtGui.QStandardItem) -> QtCore.QModelIndex:
+        """Replace the "… more" row under ``item`` by the next :data:`BATCH` member rows (and
+        a new "… more" row while some are left); the index of the first new row."""
+        last = item.child(item.rowCount() - 1)
+        if last is None or last.data(KIND_ROLE) != "more":
+            return QtCore.QModelIndex()
+        start = item.rowCount() - 1
+        item.removeRow(start)
+        if not self._add_rows(item, start, start + BATCH):
+            return QtCore.QModelIndex()
+        self._loaded[str(item.data(NAME_ROLE))] = start + BATCH
+        child = item.child(start)
+        return child.index() if child is not None else QtCore.QModelIndex()
+
+    def _items(self) -> list[QtGui.QStandardItem]:
+        """Every row made so far, parents before their members."""
+        out: list[QtGui.QStandardItem] = []
+        stack = [self.model.item(r) for r in range(self.model.rowCount() - 1, -1, -1)]
+        while stack:
+            item = stack.pop()
+            if item is None:
+                continue
+            out.append(item)
+            stack += [item.child(r) for r in range(item.rowCount() - 1, -1, -1)]
+        return out
+
+    def index_of(self, name: str) -> QtCore.QModelIndex:
+        """The row of ``name`` (a value or a member's qualified name), making the member rows
+        on the way to it (also beyond "… more"); invalid when there is none."""
+        root, *parts = name.split(".")
+        item = next((self.model.item(r) for r in range(self.model.rowCount())
+                     if self.model.item(r).data(NAME_ROLE) == root), None)
+        path = root
+        for part in parts:
+            if item is None:
+                return QtCore.QModelIndex()
+            path += "." + part
+            if item.data(PENDING_ROLE):
+                self._fill(item)
+            parent, item = item, None
+            while item is None:
+                item = next((parent.child(r) for r in range(parent.rowCount())
+                             if parent.child(r).data(NAME_ROLE) == path), None)
+                if item is None and not self._show_more(parent).isValid():
+                    return QtCore.QModelIndex()
+        return item.index() if item is not None else QtCore.QModelIndex()
 
     def names_shown(self) -> list[str]:
+        """The names of the workspace's values, as listed (the top-level rows)."""
         return [str(self.model.item(r).data(NAME_ROLE)) for r in range(self.model.rowCount())]
+
+    def members_shown(self, name: str) -> list[str]:
+        """The rows listed under ``name`` now: members' qualified names, ``"…"`` for a
+        "… more" row; empty while ``name`` was never expanded."""
+        idx = self.index_of(name)
+        item = self.model.itemFromIndex(idx) if idx.isValid() else None
+        if item is None:
+            return []
+        return [str(item.child(r).data(NAME_ROLE) or "…") for r in range(item.rowCount())]
+
+    def badges_shown(self, name: str) -> list[str]:
+        """The badge texts of the row of ``name`` (for tests)."""
+        idx = self.index_of(name)
+        return [b.text for b in idx.data(BADGES_ROLE) or []] if idx.isValid() else []
+
+    def expand(self, name: str, recursive: bool = False) -> bool:
+        """Expand the row of ``name`` (its parents too), making its member rows; with
+        ``recursive``, every module below it as well (at most :data:`BATCH` rows each)."""
+        idx = self.index_of(name)
+        if not idx.isValid():
+            return False
+        p = idx
+        while p.isValid():
+            self._expand(p)
+            p = p.parent()
+        if recursive:
+            item = self.model.itemFromIndex(idx)
+            for r in range(item.rowCount()):
+                child = item.child(r)
+                if child is not None and child.data(KIND_ROLE) == "module":
+                    self.expand(str(child.data(NAME_ROLE)), recursive=True)
+        return True
+
+    def _expand(self, idx: QtCore.QModelIndex) -> None:
+        """Expand a row now, its member rows made now too (a hidden view would make them
+        only when it is next laid out)."""
+        item = self.model.itemFromIndex(idx) if idx.isValid() else None
+        if item is None:
+            return
+        if item.data(PENDING_ROLE):
+            self._fill(item)
+        self.view.expand(idx)
+
+    def expanded_names(self) -> set[str]:
+        """The names of the rows shown expanded."""
+        return {str(item.data(NAME_ROLE)) for item in self._items()
+                if item.rowCount() and self.view.isExpanded(item.index())}
 
     @QtCore.Slot(object)
     def _follow_selection(self, name: object) -> None:
-        for r in range(self.model.rowCount()):
-            if self.model.item(r).data(NAME_ROLE) == name:
-                idx = self.model.index(r, 0)
-                if self.view.currentIndex() != idx:
-                    self.view.setCurrentIndex(idx)
+        if not isinstance(name, str) or self.current_name() == name:
+            return
+        idx = self.index_of(name)
+        if not idx.isValid():
+            return
+        p = idx.parent()
+        while p.isValid():  # a member selected elsewhere (the Inspector): show where it is
+            self.view.expand(p)
+            p = p.parent()
+        if self.view.currentIndex() != idx:
+            self.view.setCurrentIndex(idx)
+
+    def _collapsed(self, index: QtCore.QModelIndex) -> None:
+        """A module collapsed over the selected member: the module becomes the selection (the
+        selection stays in sight, and the next refresh does not expand it again)."""
+        p = self.view.currentIndex().parent()
+        while p.isValid():
+            if p == index:
+                self.view.setCurrentIndex(index)
                 return
+            p = p.parent()
+
+    def _busy_changed(self, busy: bool) -> None:
+        if not busy:
+            self._drop_lost_member()
+
+    def _renamed(self, old: str, new: str) -> None:
+        """A module renamed: a selected member of it keeps being selected, by its new name."""
+        selected = self.workspace.selected
+        if selected is not None and selected.startswith(old + "."):
+            with contextlib.suppress(KeyError):
+                self.workspace.selected = new + selected[len(old):]
 
     def _current_changed(self, current: QtCore.QModelIndex, _prev: QtCore.QModelIndex) -> None:
+        self._update_actions()
+        if current.isValid() and current.data(KIND_ROLE) == "more":
+            # make the next rows once Qt is done changing the current row
+            self._more = QtCore.QPersistentModelIndex(current)
+            QtCore.QTimer.singleShot(0, self._more_chosen)
+            return
         name = current.data(NAME_ROLE) if current.isValid() else None
         if name is not None and self.workspace.selected != name:
             with contextlib.suppress(KeyError):  # deleted meanwhile by a running program
                 self.workspace.selected = str(name)
+
+    def _more_chosen(self) -> None:
+        more, self._more = self._more, None
+        if more is None or not more.isValid():
+            return
+        parent = self.model.itemFromIndex(more.parent())
+        if parent is not None:
+            first = self._show_more(parent)
+            if first.isValid():
+                self.view.setCurrentIndex(first)
