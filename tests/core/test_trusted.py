@@ -210,3 +210,32 @@ def test_check_trusts_with_the_flag(tmp_path: Path) -> None:
     assert r.returncode == 1 and "restricted" in r.stdout and "Refused" in r.stdout
     r = subprocess.run([*run, "--trust"], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_programs_own_repr_is_bounded_for_the_panels() -> None:
+    """The inspector shows repr() of values: a class of a program may loop or be refused in
+    its __repr__; the panel gets a placeholder within the limit, never a hang or a crash."""
+    ws = tx.Workspace(restricted=True)
+    ws.run("class Loop:\n    def __repr__(self):\n        while True:\n            pass\n"
+           "class Sly:\n    def __repr__(self):\n        return '{0.__class__}'.format(self)\n"
+           "a = Loop()\nb = Sly()")
+    start = time.monotonic()
+    assert ws.text_of(ws["a"]).startswith("<Loop>")
+    assert time.monotonic() - start < 2.0
+    assert ws.text_of(ws["b"]) == "<Sly>"
+    assert ws.text_of([1, 2, 3]) == "[1, 2, 3]"
+    assert ws.text_of("x" * 1000).endswith("…") and len(ws.text_of("x" * 1000)) == 501
+
+
+def test_full_python_still_checks_what_factories_are_asked_for() -> None:
+    ws = tx.Workspace()
+    for source in ("big = torch.zeros(200_000, 200_000)", "big = np.ones((200_000, 200_000))"):
+        with pytest.raises(tx.ProgramError) as info:
+            ws.run(source)
+        assert "refused before allocating" in str(info.value)
+    # the check is a function mode: torch's own device context still applies afterwards
+    ws.run("x = torch.zeros(2, 3)\nlayer = nn.Linear(3, 1)", device="meta")
+    assert ws["x"].device.type == "meta" and ws["layer"].weight.device.type == "meta"
+    with torch.device("meta"):
+        assert torch.zeros(2).device.type == "meta"
+    assert torch.zeros(2).device.type == "cpu"

@@ -826,6 +826,26 @@ def _size_guarded(module: str, members: dict[str, Any]) -> dict[str, Any]:
 _GUARD_LOCK = threading.Lock()
 _GUARD_DEPTH = [0]
 _GUARD_SAVED: dict[tuple[Any, str], Any] = {}
+_TORCH_CHECKS: dict[Any, tuple[str, Callable[..., Any]]] = {}
+
+
+class _FactoryCheck(torch.overrides.TorchFunctionMode):
+    """torch's factories, called by the user's own code on this thread, check the memory
+    they are asked for first (a mode, not a replaced function: torch's own bookkeeping of its
+    functions, e.g. which ones ``with torch.device(...)`` applies to, stays right)."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        check = _TORCH_CHECKS.get(func)
+        if check is not None:
+            label, size = check
+            try:
+                nbytes, device = size(*args, **kwargs)
+            except (TypeError, ValueError, OverflowError, IndexError):
+                nbytes, device = None, None
+            check_request(label, nbytes, device)
+        return func(*args, **kwargs)
 
 
 @contextlib.contextmanager
@@ -833,24 +853,29 @@ def memory_guard() -> Iterator[None]:
     """While the user's own (full Python) code runs: torch's and NumPy's factories check the
     memory they are asked for first, as the restricted runner's do (``torch.zeros(10**6,
     10**6)`` is refused before allocating instead of filling memory until the system kills the
-    app). The real module functions are wrapped for the duration, in every thread; the wrapped
-    ones only add the check."""
+    app). torch's through a function mode on this thread; NumPy's (which has no such hook) are
+    wrapped for the duration, which only adds the check."""
     import importlib
 
+    if not _TORCH_CHECKS:
+        for name, size in _SIZED["torch"].items():
+            fn = getattr(torch, name, None)
+            if fn is not None:
+                _TORCH_CHECKS[fn] = (f"torch.{name}", size)
     with _GUARD_LOCK:
         _GUARD_DEPTH[0] += 1
         if _GUARD_DEPTH[0] == 1:
-            for module_name, sizes in _SIZED.items():
+            for module_name in ("numpy", "numpy.random"):
                 module = importlib.import_module(module_name)
-                short = {"torch": "torch", "numpy": "np", "numpy.random": "np.random"}[
-                    module_name]
-                for name, size in sizes.items():
+                short = {"numpy": "np", "numpy.random": "np.random"}[module_name]
+                for name, size in _SIZED[module_name].items():
                     original = getattr(module, name, None)
                     if original is not None:
                         _GUARD_SAVED[(module, name)] = original
                         setattr(module, name, _sized_factory(f"{short}.{name}", original, size))
     try:
-        yield
+        with _FactoryCheck():
+            yield
     finally:
         with _GUARD_LOCK:
             _GUARD_DEPTH[0] -= 1

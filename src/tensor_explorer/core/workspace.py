@@ -183,6 +183,29 @@ class Workspace:
                 if isinstance(value, sandbox.ModuleProxy) and value.real is not None:
                     ns[name] = value.real
 
+    def text_of(self, value: Any, limit: int = 500, time_limit: float = 0.2) -> str:
+        """``repr(value)`` for a panel, bounded: a class of a program may have its own
+        ``__repr__``, which then runs under ``time_limit`` seconds (a loop in it is stopped)
+        and the restricted policy; an error, refusal or stop gives a placeholder instead."""
+        placeholder = f"<{type(value).__name__}>"
+        if not self._lock.acquire(blocking=False):
+            return placeholder + " (a program is running)"
+        try:
+            self._ctrl.start(time_limit, None)
+            sandbox.take_refusals()
+            try:
+                text = repr(value)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # Refused, Stopped, the program's own error
+                text = f"{placeholder}: {type(exc).__name__}"
+            if sandbox.take_refusals() or not isinstance(text, str):
+                text = placeholder
+        finally:
+            self._ctrl.stop()
+            self._lock.release()
+        return text if len(text) <= limit else text[:limit] + "…"
+
     def trusted_code(self) -> list[str]:
         """The names (hidden ones included) whose values the user's own full-Python code or
         hands made and that are more than plain data (functions, classes and their instances,

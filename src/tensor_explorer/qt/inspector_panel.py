@@ -303,11 +303,10 @@ class InspectorPanel(QtWidgets.QWidget):
             self._module_rows(name, value)
         else:
             item = self._group(self.tr("Value"), "value")
-            try:
-                text = repr(value)
-            except Exception as exc:  # e.g. an int too long to print; never break the panel
-                text = f"<{type(value).__name__}: {exc}>"
-            self._row(item, self.tr("repr"), text[:500] + ("…" if len(text) > 500 else ""), "")
+            # bounded: a program's own __repr__ may loop or be refused (never break the panel)
+            text = self.workspace.text_of(value) if hasattr(self.workspace, "text_of") else (
+                repr(value)[:500])
+            self._row(item, self.tr("repr"), text, "")
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
 
