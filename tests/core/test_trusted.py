@@ -142,13 +142,14 @@ def test_a_restricted_program_may_share_plain_data() -> None:
     ws.run("y = layer(x).sum() + sum(sizes)", restricted=True)
     assert ws["y"].item() == pytest.approx(ws["layer"](ws["x"]).sum().item() + 6)
     # ...and what the program made stays the program's: the user's code may use it
+    assert ws.trusted_code() == []
+    # after the user's own code ran, every value that is more than data counts as the
+    # user's (that code could have given it a hook or a method): here y, which has a graph
     ws.run("z = y.item() * 2")
-    assert ws.trusted_code() == []  # a float is data
-    ws.run("g = y * 2")  # a tensor with a graph is not: backward could run hooks
-    assert ws.trusted_code() == ["g"]
+    assert ws.trusted_code() == ["y"]
     ws.clear()
     ws.run("import os\nf = lambda: 1")
-    assert sorted(ws.trusted_code()) == ["f", "os"]
+    assert ws.trusted_code() == ["f"]  # (modules never reach restricted code)
     ws.clear()  # clearing forgets the user's code too, hidden names included
     assert ws.trusted_code() == []
     ws.run("q = torch.ones(1)", restricted=True)
@@ -239,3 +240,60 @@ def test_full_python_still_checks_what_factories_are_asked_for() -> None:
     with torch.device("meta"):
         assert torch.zeros(2).device.type == "meta"
     assert torch.zeros(2).device.type == "cpu"
+
+
+# ----- found by a security review of the restricted/trusted split (each reproduced first) ----
+
+
+@pytest.mark.parametrize("source", [
+    # an unbound library method runs on any object: LRScheduler.load_state_dict(obj, d) is
+    # obj.__dict__.update(d)
+    "torch.optim.lr_scheduler.LRScheduler.load_state_dict(F.softsign, {'a': 1})",
+    "nn.Module.set_submodule(F.relu, 'a', nn.Linear(1, 1))",
+    # a property's getter reads attributes by name (nn.RNNBase.all_weights.fget)
+    "g = nn.RNNBase.all_weights.fget",
+    # an attribute that hides a method the app calls (facts, module summaries)
+    "x = torch.ones(2)\nx.is_inference = lambda: True",
+])
+def test_library_gadgets_are_refused(source: str) -> None:
+    with pytest.raises(tx.ProgramError) as info:
+        tx.Workspace(restricted=True).run(source)
+    assert info.value.kind == "refused"
+
+
+def test_code_a_program_made_never_finds_the_full_builtins(tmp_path: Path) -> None:
+    """CPython gives a function made at call time (a comprehension in a method) the builtins
+    of its globals at that moment: a program's globals always have the safe ones."""
+    ws = tx.Workspace()
+    ws["path"] = str(tmp_path / "written.txt")
+    ws.run("def probe():\n    return [open for _ in range(1)]\n"
+           "def shadow(n):\n    return []\nrange = shadow", restricted=True)
+    with pytest.raises(tx.ProgramError) as info:
+        ws.run("got = probe()")  # called by the user's own code
+    assert info.value.error_type == "NameError"
+    ws.run("mine = list(range(3))")  # the program's `range` is its own, not the user's
+    assert ws["mine"] == [0, 1, 2]
+    assert not (tmp_path / "written.txt").exists()
+
+
+def test_expectations_share_the_rules_and_the_limits(tmp_path: Path) -> None:
+    ws = tx.Workspace()
+    ws.run("from pathlib import Path")
+    with pytest.raises(tx.ProgramError) as info:
+        L.evaluate(ws, f"Path({str(tmp_path / 'x')!r}).write_text('x') > 0")
+    assert info.value.kind == "refused" and not (tmp_path / "x").exists()
+    ws = tx.Workspace(restricted=True)
+    ws.run("class Box:\n    def __len__(self):\n        while True:\n            pass\n"
+           "box = Box()")
+    start = time.monotonic()
+    with pytest.raises(tx.ProgramError) as info:
+        L.evaluate(ws, "box", then=bool)  # bool() runs the program's __len__
+    assert info.value.kind == "stopped"
+    assert time.monotonic() - start < L.EXPECT_TIME_LIMIT + 2
+
+
+def test_history_records_say_how_they_ran() -> None:
+    ws = tx.Workspace()
+    ws.run("a = torch.ones(1)")
+    ws.run("b = a * 2", restricted=True)
+    assert [r.restricted for r in ws.history] == [False, True]

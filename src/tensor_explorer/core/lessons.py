@@ -79,8 +79,8 @@ import torch
 
 from ..paths import resources_dir
 from . import sandbox, trust
-from .runner import Controller, ProgramError, Runner, compile_program
-from .workspace import Workspace
+from .runner import ProgramError, Runner, busy_error, compile_program
+from .workspace import Workspace, restricted_among_trusted
 
 __all__ = [
     "LANGUAGES",
@@ -117,7 +117,7 @@ DEFAULT_LESSON = "welcome"
 MAX_LESSON_BYTES = 1 << 20
 #: seconds one step (or one expectation) may run before it is stopped
 STEP_TIME_LIMIT = 60.0
-EXPECT_TIME_LIMIT = 10.0
+EXPECT_TIME_LIMIT = 3.0  # an expectation is a quick test; it runs where the lesson panel waits
 
 _FRONT_KEYS = ("name", "title", "language")
 _DIRECTIVE = re.compile(r"^(panel|select|expect-error|expect|requires):(.*)$")
@@ -703,7 +703,7 @@ def _short(value: Any, limit: int = 120) -> str:
 
 
 def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
-             restricted: bool = True) -> Any:
+             restricted: bool = True, then: Callable[[Any], Any] | None = None) -> Any:
     """Evaluate one expression against ``ws``'s values, without recording anything in the
     workspace (no history, no events): in the restricted runner, or as full Python for a
     trusted lesson (``restricted=False``). Raises :class:`ProgramError`.
@@ -714,8 +714,13 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
         raise ProgramError(f"SyntaxError: {exc.msg}", kind="syntax",
                            error_type="SyntaxError") from None
     del tree
-    ctrl = Controller()
+    # the workspace's own controller: the functions programs defined in it check that one
+    # (a loop in a program's __len__, called by bool() here, stops at the limit)
+    ctrl = ws._ctrl
     if restricted:
+        holding = ws.trusted_code()  # (the same rule as a restricted run in ``ws``)
+        if holding:
+            raise restricted_among_trusted(holding)
         ns: dict[str, Any] = {
             "__builtins__": sandbox.make_builtins(ctrl.print),
             "__name__": "__expectation__",
@@ -736,11 +741,29 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
         raise ProgramError("an expectation must be one expression", kind="syntax",
                            headlines={"zh": "一条 expect 只能是一个表达式"})
     grad_enabled = torch.is_grad_enabled()
+    if not ws._lock.acquire(blocking=False):
+        raise busy_error()
     ctrl.start(EXPECT_TIME_LIMIT, None)
     try:
-        return Runner(ns, ctrl).run_statement(program, program.statements[0], device).value
+        value = Runner(ns, ctrl).run_statement(program, program.statements[0], device).value
+        if then is None:
+            return value
+        # what the checker does with the value (bool(), len(), repr()) may run a program's
+        # own methods: under the same limits and policy as the expression
+        sandbox.take_refusals()
+        try:
+            result = then(value)
+        except sandbox.Stopped as exc:
+            raise ProgramError(f"stopped: {exc.reason}", kind="stopped") from None
+        except sandbox.Refused as exc:
+            raise ProgramError(f"Refused: {exc.message}", kind="refused") from None
+        refused = sandbox.take_refusals()
+        if refused:
+            raise ProgramError(f"Refused: {refused[0]}", kind="refused")
+        return result
     finally:
         ctrl.stop()
+        ws._lock.release()
         torch.set_grad_enabled(grad_enabled)
 
 
@@ -820,8 +843,8 @@ def check_step(
                         f"{error.headline_in('zh')}")))
             continue
         try:
-            value = evaluate(ws, exp.text, device, restricted=not step.trusted)
-            ok = _truth(value)
+            ok, shown = evaluate(ws, exp.text, device, restricted=not step.trusted,
+                                 then=lambda v: (_truth(v), _short(v)))
         except (ProgramError, ValueError, RuntimeError, TypeError) as exc:
             checks.append(Check(exp.directive, False,
                                 f"could not be evaluated: {_message(exc, 'en')}", exp.line,
@@ -829,12 +852,12 @@ def check_step(
             continue
         detail, zh = "", ""
         if not ok:
-            shown = _short(value)
             detail, zh = f"it is {shown}", f"实际值是 {shown}"
             left = _left_side(exp.text)
             if left is not None:
-                with contextlib.suppress(ProgramError):
-                    shown = _short(evaluate(ws, left, device, restricted=not step.trusted))
+                with contextlib.suppress(ProgramError, ValueError, RuntimeError, TypeError):
+                    shown = evaluate(ws, left, device, restricted=not step.trusted,
+                                     then=_short)
                     detail, zh = f"{left} is {shown}", f"{left} 实际是 {shown}"
         checks.append(Check(exp.directive, ok, detail, exp.line, _zh(zh) if zh else ()))
     select = step.select

@@ -686,6 +686,10 @@ _REFUSALS_ZH: _Table = [
      "super() 只能写成方法里的 super()，或者 super(Class, obj)，其中 Class 是课程或程序定义的类"),
     (re.compile(r"^the type of a class \(its metaclass\) is not available$"),
      "类的类型（元类）不可用"),
+    (re.compile(r"^attribute (.+) would hide (.+), which torch and this app rely on$"),
+     "属性 {0} 会遮住 {1}（torch 和本应用依赖它）"),
+    (re.compile(r"^(.+) runs only on an? (.+) \(call it on an object of that class\)$"),
+     "{0} 只能在 {1} 对象上运行（请在这个类的对象上调用它）"),
 ]  # fmt: skip
 _REFUSED_KIND = re.compile(r"^(.+) are not available in the restricted runner$")
 
@@ -1128,7 +1132,18 @@ class Runner:
         output = self.ctrl.out.getvalue()[out_start:]
         if stmt.functions:
             self.functions.update(stmt.functions)
-        bound, changed, deleted = self._diff(before, stmt)
+        try:
+            bound, changed, deleted = self._diff(before, stmt)
+        except Exception as exc:  # a value whose facts cannot be read (a broken object)
+            self.ns.clear()
+            self.ns.update(before)
+            self._restore(saved)
+            self._sigs = None
+            raise ProgramError(
+                f"{type(exc).__name__}: {exc}", line=stmt.line, source_line=stmt.source,
+                kind="error", error_type=type(exc).__name__,
+                explanation="The statement made a value that cannot be inspected; it was "
+                            "undone.") from None
         result = None
         if stmt.is_expression and value is not None:
             same = next((n for n, v in self.user_items() if v is value), None)

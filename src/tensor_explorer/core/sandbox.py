@@ -93,6 +93,7 @@ import ast
 import builtins
 import contextlib
 import functools
+import inspect
 import math
 import string
 import threading
@@ -186,6 +187,9 @@ DENIED_ATTRS: frozenset[str] = frozenset(
         "mro", "with_traceback", "tb_frame", "tb_next", "f_globals", "f_locals", "f_builtins",
         "f_back", "f_code", "func_globals", "func_code", "gi_frame", "gi_code", "cr_frame",
         "cr_code", "ag_frame", "ag_code",
+        # the functions inside a property: library getters that read or write attributes by
+        # name (nn.RNNBase.all_weights.fget is getattr(self, n) over self._all_weights)
+        "fget", "fset", "fdel", "getter", "setter", "deleter",
     }
 )  # fmt: skip
 
@@ -1002,7 +1006,37 @@ def guarded_getattr(obj: Any, name: str) -> Any:
         value = getattr(obj, name)
     if _is_module(value):
         raise refuse(f"module attribute {name!r} is not available in the restricted runner")
+    cls = obj._tx_cls if isinstance(obj, GuardedClass) else obj
+    if isinstance(cls, type) and not isinstance(value, type):
+        return _unbound(cls, name, value)
     return value
+
+
+#: what a class hands out for a method read on the class itself (``Cls.method``)
+_METHOD_KINDS = (types.FunctionType, types.MethodDescriptorType, types.WrapperDescriptorType,
+                 types.BuiltinFunctionType)
+
+
+def _unbound(cls: type, name: str, value: Any) -> Any:
+    """``Cls.method`` read on the class: a function that runs on ``self`` only when ``self``
+    is an instance of ``Cls``. Library methods called on anything (``LRScheduler.
+    load_state_dict(F.relu, {...})`` is ``F.relu.__dict__.update(...)``) would write or read
+    attributes of objects no program may touch. Class and static methods, and properties'
+    values, are as the class gives them."""
+    raw = inspect.getattr_static(cls, name, None)
+    if isinstance(raw, staticmethod | classmethod) or not isinstance(value, _METHOD_KINDS):
+        return value
+    if isinstance(value, types.BuiltinFunctionType) and getattr(value, "__self__", None) is cls:
+        return value  # a C classmethod bound to the class (torch.Tensor._make_subclass...)
+
+    @functools.wraps(value)
+    def method(*args: Any, **kwargs: Any) -> Any:
+        if not args or not isinstance(args[0], cls):
+            raise refuse(f"{cls.__name__}.{name} runs only on a {cls.__name__} (call it on "
+                         "an object of that class)")  # (runner.py words it in Chinese)
+        return value(*args, **kwargs)
+
+    return method
 
 
 def _check_store(obj: Any, name: str) -> None:
@@ -1021,6 +1055,13 @@ def _check_store(obj: Any, name: str) -> None:
         raise refuse(f"attribute {name!r} of this object cannot be set from a program")
     if isinstance(obj, np.ndarray) and name != "shape":
         raise refuse(f"ndarray.{name} cannot be set from a program (only .shape)")
+    for klass in type(obj).__mro__:
+        if (klass not in _RESTRICTED_CLASSES and klass is not object and name in vars(klass)
+                and not inspect.isdatadescriptor(vars(klass)[name])):
+            # x.is_inference = f, net.modules = f: the app (and torch) call these methods of
+            # library classes; an attribute of the object would answer instead
+            raise refuse(f"attribute {name!r} would hide {klass.__name__}.{name}, which "
+                         "torch and this app rely on")
 
 
 def guarded_setattr(obj: Any, name: str, value: Any) -> None:

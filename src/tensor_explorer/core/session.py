@@ -861,6 +861,7 @@ def _validate(m: Any) -> _Checked:
             _names(r.get("deleted", []), what), MappingProxyType(dict(made)),
             _str(r.get("output", ""), what) or "", _names(r.get("notes", []), what),
             _str(r.get("result"), what, optional=True),
+            True,  # text from a file: if it is ever run again, restricted
         ))  # fmt: skip
     raw_origins = m.get("origins", {})
     _need(type(raw_origins) is dict, "bad origins")
@@ -1163,7 +1164,7 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = No
     ns.clear()
     ns.update(hidden)
     ns.update(user)
-    ws._runner.invalidate()
+    ws._invalidate()
     ws._history = list(c.history)
     ws._origins = {k: v for k, v in c.origins.items() if k in user}
     ws._selected = c.selected if c.selected in user else None

@@ -18,6 +18,7 @@ import math
 import os
 import textwrap
 import threading
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -103,7 +104,8 @@ class Origin:
 class Record:
     """One entry of the workspace history.
 
-    ``kind``: ``"run"`` (a successful top-level statement; ``source`` is its text), ``"set"``
+    ``kind``: ``"run"`` (a successful top-level statement; ``source`` is its text; ``restricted``
+    when it ran under the restricted policy, as every statement read from a file does), ``"set"``
     (a value handed in; ``source`` is the script text that rebuilds it), ``"delete"`` or
     ``"rename"``. ``bound``/``changed``/``deleted``: names, in order. ``made``: for each bound
     name the expression that produced it. ``output``: what it printed; ``notes``: warnings;
@@ -121,6 +123,8 @@ class Record:
     output: str = ""
     notes: tuple[str, ...] = ()
     result: str | None = None
+    #: it ran under the restricted policy (code from a file not trusted): replay it so
+    restricted: bool = False
 
 
 class Workspace:
@@ -145,16 +149,27 @@ class Workspace:
         self.time_limit = time_limit
         self.max_steps = max_steps
         self._ctrl = Controller()
+        runtime = sandbox.runtime_names(self._ctrl.tick)
+        #: the user's values, and the namespace the user's own code runs in (full builtins,
+        #: the real modules)
         self._ns: dict[str, Any] = {
-            "__name__": "__main__",
-            **sandbox.runtime_names(self._ctrl.tick),
+            "__name__": "__main__", **runtime,
+            "__builtins__": {**vars(builtins), "print": self._ctrl.print},
+            **_REAL_MODULES, "math": math,
+        }
+        #: where restricted code runs: its own dict, so that what it defines always finds the
+        #: safe builtins (CPython takes a new function's builtins from its globals when the
+        #: function is made, e.g. a comprehension inside a program's method, called later);
+        #: the values are copied over before a restricted statement and back after it
+        self._rns: dict[str, Any] = {
+            "__name__": "__main__", **runtime,
+            "__builtins__": sandbox.make_builtins(self._ctrl.print),
+            **sandbox.prebound(),
         }
         #: names whose values the user's own code (or hands) made (see :meth:`trusted_code`)
         self._user_names: set[str] = set()
-        self._safe_builtins = sandbox.make_builtins(self._ctrl.print)
-        self._full_builtins = {**vars(builtins), "print": self._ctrl.print}
-        self._prepare(restricted)
         self._runner = Runner(self._ns, self._ctrl)
+        self._rrunner = Runner(self._rns, self._ctrl)
         self._lock = threading.Lock()
         self._history: list[Record] = []
         self._origins: dict[str, Origin] = {}
@@ -165,23 +180,40 @@ class Workspace:
         #: notes from opening a session file (values not saved, CUDA values opened on the CPU)
         self.session_notes: tuple[str, ...] = ()
 
-    def _prepare(self, restricted: bool) -> None:
-        """Give the namespace what a run in this mode sees: the builtins, and ``torch``,
-        ``np``, ``nn``, ``F``, ``math`` as the real modules (trusted) or as the restricted
-        runner's allowlist proxies, unless the user bound those names to something else."""
-        ns = self._ns
-        ns["__builtins__"] = self._safe_builtins if restricted else self._full_builtins
-        for name, proxy in sandbox.prebound().items():
-            current = ns.get(name)
-            real = _REAL_MODULES.get(name)
-            if current is None or current is proxy or current is real or isinstance(
-                    current, sandbox.ModuleProxy):
-                ns[name] = proxy if restricted or real is None else real
-        if not restricted:
-            ns.setdefault("math", math)
-            for name, value in list(ns.items()):  # what a restricted run imported: the module
-                if isinstance(value, sandbox.ModuleProxy) and value.real is not None:
-                    ns[name] = value.real
+    def _invalidate(self) -> None:
+        self._runner.invalidate()
+        self._rrunner.invalidate()
+
+    def _to_restricted(self) -> None:
+        """Copy the values into the restricted namespace, where functions of programs look up
+        their globals: plain data and what programs made, never the user's code (a program's
+        function must not call the user's function, even when the user calls it), nor the
+        real modules (there the proxies stand for them)."""
+        ns, rns, mine = self._ns, self._rns, self._user_names
+        for name in [n for n in rns if n not in _KEEP_RESTRICTED and n not in ns]:
+            del rns[name]  # deleted since
+        for name, value in ns.items():
+            if name in _NOT_SHARED or isinstance(value, types.ModuleType):
+                continue
+            if name in mine and not _plain_data(value):
+                rns.pop(name, None)
+            elif rns.get(name, _NOTHING) is not value:
+                rns[name] = value
+
+    def _from_restricted(self, before: set[str]) -> None:
+        """Copy back what a restricted statement bound, changed or deleted. Not copied: module
+        proxies, and names that would shadow a builtin or torch/np/nn/F/math for the user's own
+        code (those stay the program's)."""
+        ns, rns = self._ns, self._rns
+        for name, value in rns.items():
+            if (name in _NOT_SHARED or name in _SHADOWING or
+                    isinstance(value, sandbox.ModuleProxy)):
+                continue
+            if ns.get(name, _NOTHING) is not value:
+                ns[name] = value
+        for name in before - rns.keys():
+            if name not in _NOT_SHARED and name not in _SHADOWING:
+                ns.pop(name, None)
 
     def text_of(self, value: Any, limit: int = 500, time_limit: float = 0.2) -> str:
         """``repr(value)`` for a panel, bounded: a class of a program may have its own
@@ -209,21 +241,24 @@ class Workspace:
     def trusted_code(self) -> list[str]:
         """The names (hidden ones included) whose values the user's own full-Python code or
         hands made and that are more than plain data (functions, classes and their instances,
-        builtins such as ``open``, modules, tensors with hooks or a graph...): a restricted
+        builtins such as ``open``, tensors with hooks or a graph...): a restricted
         program could make them run the user's code, so it may not share the workspace."""
         ns = self._ns
-        return [name for name in self._user_names
-                if name in ns and not _plain_data(ns[name])]
+        return [name for name in self._user_names  # (modules never reach restricted code)
+                if name in ns and not isinstance(ns[name], types.ModuleType)
+                and not _plain_data(ns[name])]
 
     def _note_provenance(self, before: dict[str, Any], trusted: bool) -> None:
         """Names a run bound or changed now belong to the user (a trusted run) or to a
-        program from a file (a restricted run)."""
+        program from a file (a restricted run). A trusted run may also have changed any
+        object in place (given a program's object a method of the user's): after one, every
+        value that is more than plain data counts as the user's."""
         for name, value in self._ns.items():
-            if name in _RUNTIME_NAMES or before.get(name, _NOTHING) is value:
+            if name in _NOT_SHARED:
                 continue
-            if trusted:
+            if trusted and (before.get(name, _NOTHING) is not value or not _plain_data(value)):
                 self._user_names.add(name)
-            else:
+            elif not trusted and before.get(name, _NOTHING) is not value:
                 self._user_names.discard(name)
         self._user_names.intersection_update(self._ns)
 
@@ -280,7 +315,7 @@ class Workspace:
             existed = name in self
             self._ns[name] = value
             self._user_names.add(name)  # handed in: the user's (explore(), the API)
-            self._runner.invalidate()
+            self._invalidate()
             script = _value_script(name, value)
             self._history.append(
                 Record(
@@ -298,7 +333,7 @@ class Workspace:
             raise KeyError(name)
         with self._exclusive():
             del self._ns[name]
-            self._runner.invalidate()
+            self._invalidate()
             self._origins.pop(name, None)
             self._history.append(Record("delete", f"del {name}", deleted=(name,)))
         self.events.removed.emit(name)
@@ -316,7 +351,7 @@ class Workspace:
             items = [(new if k == old else k, v) for k, v in self._ns.items()]
             self._ns.clear()
             self._ns.update(items)
-            self._runner.invalidate()
+            self._invalidate()
             if old in self._origins:
                 self._origins[new] = self._origins.pop(old)
             if old in self._user_names:
@@ -335,11 +370,14 @@ class Workspace:
         (in order) and ``selected(None)`` when something was selected."""
         with self._exclusive():
             names = self.names()
-            for name in [n for n in self._ns if n not in _RUNTIME_NAMES]:
-                del self._ns[name]  # hidden names too (`_`, what was imported): all of it
-            self._prepare(self.restricted)
-            self._runner.invalidate()
+            for ns in (self._ns, self._rns):  # hidden names too (`_`, imports): all of it
+                for name in [n for n in ns if n not in _RUNTIME_NAMES]:
+                    del ns[name]
+            self._ns.update(_REAL_MODULES, math=math)
+            self._rns.update(sandbox.prebound())
+            self._invalidate()
             self._runner.functions.clear()
+            self._rrunner.functions.clear()
             self._history.clear()
             self._origins.clear()
             self._user_names.intersection_update(self._ns)
@@ -451,8 +489,10 @@ class Workspace:
                 raise restricted_among_trusted(holding)
         if not self._lock.acquire(blocking=False):
             raise busy_error()
-        self._prepare(mode)
         before = dict(self._ns)
+        runner = self._rrunner if mode else self._runner
+        if mode:
+            self._to_restricted()
         grad_enabled = torch.is_grad_enabled()
         default_dtype = torch.get_default_dtype()
         ctrl = self._ctrl
@@ -460,7 +500,7 @@ class Workspace:
             time_limit if time_limit is not None else self.time_limit,
             max_steps if max_steps is not None else self.max_steps,
         )
-        self._runner.invalidate()
+        self._invalidate()
         names: list[str] = []
         notes: list[str] = []
         self.last_result = None
@@ -470,8 +510,9 @@ class Workspace:
             if not mode:  # full Python: factories still check the memory they are asked for
                 guard.enter_context(sandbox.memory_guard())
             for stmt in program.statements:
+                keys = set(self._rns)
                 try:
-                    outcome = self._runner.run_statement(program, stmt, dev)
+                    outcome = runner.run_statement(program, stmt, dev)
                 except ProgramError as err:
                     rest = ctrl.out.getvalue()[emitted:]
                     if rest:
@@ -480,7 +521,10 @@ class Workspace:
                     raise
                 emitted = ctrl.out.tell()
                 notes.extend(outcome.notes)
-                self._commit(stmt, outcome, dev, program.filename)
+                if mode:
+                    self._from_restricted(keys)
+                    self._runner.invalidate()
+                self._commit(stmt, outcome, dev, program.filename, restricted=mode)
                 for name in (*outcome.bound, *outcome.changed):
                     if name not in names:
                         names.append(name)
@@ -490,14 +534,14 @@ class Workspace:
             torch.set_grad_enabled(grad_enabled)
             torch.set_default_dtype(default_dtype)
             self._note_provenance(before, trusted=not mode)
-            if mode != self.restricted:
-                self._prepare(self.restricted)
+            self._to_restricted()  # programs' functions see the values as they are now
             self.last_output = ctrl.out.getvalue()
             self.last_notes = tuple(notes)
             self._lock.release()
         return [n for n in names if n in self]
 
-    def _commit(self, stmt: Statement, outcome: Outcome, device: str | None, _file: str) -> None:
+    def _commit(self, stmt: Statement, outcome: Outcome, device: str | None, _file: str, *,
+                restricted: bool = False) -> None:
         made = {}
         for name in outcome.bound:
             binding = stmt.bindings.get(name)
@@ -534,6 +578,7 @@ class Workspace:
             outcome.output,
             tuple(outcome.notes),
             outcome.result,
+            restricted,
         )
         self._history.append(record)
         if outcome.result is not None:
@@ -600,6 +645,12 @@ _REAL_MODULES: dict[str, Any] = {"torch": torch, "np": np, "nn": torch.nn,
 _NOTHING = object()
 #: what every namespace has: not values of the user or of a program
 _RUNTIME_NAMES = frozenset({"__builtins__", "__name__", *sandbox.runtime_names(lambda: True)})
+_NOT_SHARED = _RUNTIME_NAMES
+#: what the restricted namespace keeps of its own (its proxies for the pre-bound names)
+_KEEP_RESTRICTED = _RUNTIME_NAMES | frozenset(sandbox.prebound())
+#: names a restricted program binds for itself only: rebinding them for the user's code would
+#: make the user's own ``range(3)`` or ``torch.ones`` run the program's code
+_SHADOWING = frozenset(vars(builtins)) | frozenset({"torch", "np", "nn", "F", "math"})
 #: plain data a restricted program may share a workspace with (it cannot run code through it)
 _PLAIN_SCALARS = (int, float, complex, bool, str, bytes, type(None), torch.dtype, torch.device,
                   np.generic)
@@ -610,14 +661,17 @@ def _plain_data(value: Any, depth: int = 0) -> bool:
     NumPy arrays of numbers, plain tensors that are leaves without hooks, and small lists,
     tuples and dicts of those. (A tensor with a graph or a hook runs the user's hooks on
     backward; a module or function is code.)"""
+    if isinstance(value, np.generic):
+        return not value.dtype.hasobject  # (a record with an object field holds anything)
     if isinstance(value, _PLAIN_SCALARS):
-        return True
+        return type(value) in _PLAIN_SCALARS or isinstance(value, torch.dtype | torch.device)
     if isinstance(value, np.ndarray):
         return type(value) is np.ndarray and value.dtype.kind in "biufcmMS"
     if isinstance(value, torch.Tensor):
         return (type(value) in (torch.Tensor, torch.nn.Parameter) and value.grad_fn is None
                 and not getattr(value, "_backward_hooks", None)
-                and not getattr(value, "_post_accumulate_grad_hooks", None))
+                and not getattr(value, "_post_accumulate_grad_hooks", None)
+                and not vars(value))  # (no attributes of its own: t.on_change = print)
     if isinstance(value, torch.nn.Module):
         return _library_module(value)
     if depth < 3 and type(value) in (list, tuple) and len(value) <= 1000:
@@ -632,14 +686,25 @@ _MODULE_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
                  "_backward_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks")
 
 
+_MODULE_TABLES = ("_parameters", "_buffers", "_modules")
+
+
 def _library_module(module: torch.nn.Module) -> bool:
-    """A torch.nn module made only of torch's own classes, with no hooks and plain
-    parameters: calling it runs torch's code only."""
+    """A torch.nn module made only of torch's own classes, with no hooks, plain parameters
+    and no attribute of its own that is code (``layer.forward = lambda ...``): calling it runs
+    torch's code only."""
     for sub in module.modules():
         if not type(sub).__module__.startswith("torch.nn."):
             return False
-        if any(getattr(sub, hooks, None) for hooks in _MODULE_HOOKS):
-            return False
+        for key, value in vars(sub).items():
+            if key in _MODULE_TABLES:
+                continue
+            if "hook" in key:  # every table of hooks (and the flags beside them): empty
+                if value:
+                    return False
+            elif not (_plain_data(value) or (type(value) in (set, frozenset) and all(
+                    isinstance(v, str) for v in value))):
+                return False
     return all(_plain_data(p) for p in module.parameters()) and all(
         _plain_data(b) for b in module.buffers())
 

@@ -481,15 +481,17 @@ def const_text(name: str, reason: str) -> NodeText:
     )
 
 
-def replay_sources(ws: Workspace, *, skip_backward: bool = False) -> list[tuple[str, tuple]]:
-    """(source, names bound) of the workspace's history records that can be re-run."""
+def replay_sources(ws: Workspace, *,
+                   skip_backward: bool = False) -> list[tuple[str, tuple[str, ...], bool]]:
+    """(source, names bound, restricted) of the workspace's history records that can be
+    re-run; what ran restricted (code from a file nobody trusted) is replayed restricted."""
     out = []
     for r in ws.history:
         if r.kind not in ("run", "delete", "rename"):
             continue
         if skip_backward and SKIP_ON_REPLAY.search(r.source):
             continue
-        out.append((r.source, r.bound))
+        out.append((r.source, r.bound, r.restricted))
     return out
 
 
@@ -1565,12 +1567,12 @@ class GraphPanel(QtWidgets.QWidget):
 
         def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
             fresh = Workspace(time_limit=120)
-            for i, (src, _bound) in enumerate(sources):
+            for i, (src, _bound, restricted) in enumerate(sources):
                 if cancel():
                     fresh.cancel()
                     return None
                 try:
-                    fresh.run(src, device=device)
+                    fresh.run(src, device=device, restricted=restricted)
                 except ProgramError as err:
                     return err
                 progress((i + 1) / max(len(sources), 1))
@@ -1653,8 +1655,8 @@ class GraphPanel(QtWidgets.QWidget):
 
         def fn(**values: torch.Tensor) -> torch.Tensor:
             fresh = Workspace(time_limit=60)
-            for src, bound in sources:
-                fresh.run(src, device=device)
+            for src, bound, restricted in sources:
+                fresh.run(src, device=device, restricted=restricted)
                 for n in bound:
                     if n in values:
                         fresh[n] = values[n]

@@ -345,8 +345,13 @@ class LessonPanel(QtWidgets.QWidget):
         if self.source is None or self.lesson is None:
             return
         try:
+            # each language's file only when its code and directives, as the file is now, are
+            # those of the lesson shown (the user read one language, as it was when opened:
+            # another file, or a file changed since, could hide other code)
+            shown = self.lesson
             for path in core.lesson_variants(self.source).values():
-                core_trust.trust_file(path)
+                if not core.compare_languages([shown, core.read_lesson(path)]):
+                    core_trust.trust_file(path)
         except (OSError, core.LessonError) as exc:
             why = str(exc)
             self.trust_bar.ask(lambda: self.tr("It could not be trusted: {0}").format(why))
