@@ -196,684 +196,701 @@
     </message>
 </context>
 <context>
-    <name>GraphPanel</name>
+    <name>GradHistoryView</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="88"/>
-        <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
-        <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="92"/>
-        <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
-        <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="96"/>
-        <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
-        <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="724"/>
-        <source>Re-run the program that built this graph on another device</source>
-        <translation>在另一个设备上重新运行构建这张图的程序</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="725"/>
-        <source>Fit</source>
-        <translation>适应窗口</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="726"/>
-        <source>Zoom out (-)</source>
-        <translation>缩小 (-)</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="727"/>
-        <source>Zoom in (+)</source>
-        <translation>放大 (+)</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
-        <source>Show the whole graph (0)</source>
-        <translation>显示整张图 (0)</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="794"/>
-        <source>Backward</source>
-        <translation>反向传播</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="731"/>
-        <source>Run root.backward(...) and record the gradient along every edge</source>
-        <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="732"/>
-        <source>How many backward calls to run in a row</source>
-        <translation>连续运行多少次 backward</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
-        <source>Keep the saved tensors so backward can run on this graph again</source>
-        <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
-        <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
-        <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
-        <source>Call retain_grad() on this intermediate so its .grad is kept</source>
-        <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
-        <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
-        <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
-        <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
-        <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
-        <source>Numerical check</source>
-        <translation>数值检验</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
-        <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
-        <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="747"/>
-        <source>Training step…</source>
-        <translation>训练一步…</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="749"/>
-        <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
-        <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="750"/>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="753"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1226"/>
+        <location filename="../../src/tensor_explorer/qt/graph_history.py" line="36"/>
+        <location filename="../../src/tensor_explorer/qt/graph_history.py" line="53"/>
         <source>call</source>
         <translation>调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
+        <location filename="../../src/tensor_explorer/qt/graph_history.py" line="37"/>
         <source>‖grad‖</source>
         <translation>‖grad‖</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="751"/>
+        <location filename="../../src/tensor_explorer/qt/graph_history.py" line="53"/>
+        <source>event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_history.py" line="53"/>
+        <source>step</source>
+        <translation>步长</translation>
+    </message>
+</context>
+<context>
+    <name>GraphDetails</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="44"/>
+        <source>root: where backward starts</source>
+        <translation>根：backward 从这里开始</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="45"/>
+        <source>operation (its backward function)</source>
+        <translation>运算（它的反向函数）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="46"/>
+        <source>named intermediate (a workspace value)</source>
+        <translation>有名字的中间结果（工作区中的值）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="47"/>
+        <source>leaf: .grad accumulates here</source>
+        <translation>叶子：.grad 在这里累积</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="48"/>
+        <source>group: repeated blocks or a chain of operations (click to expand)</source>
+        <translation>分组：重复块或一条运算链（点击展开）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="50"/>
+        <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
+        <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="56"/>
+        <source>Click a node for its saved tensors and .grad, or an edge for the gradient that flowed along it. Data flows down the arrows; backward sends gradients back up.</source>
+        <translation>点击节点查看它保存的张量和 .grad，点击边查看沿它流过的梯度。数据沿箭头向下流动；backward 把梯度向上传回。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="100"/>
+        <source>.grad is None: no backward has reached this leaf since it was made or last set to None.</source>
+        <translation>.grad 是 None：自创建或上次被设为 None 以来，还没有 backward 传到这个叶子。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="104"/>
+        <source>backward calls accumulated: {0}</source>
+        <translation>已累积的 backward 次数：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="137"/>
+        <source>Saved nothing for backward.</source>
+        <translation>没有为反向传播保存任何张量。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="140"/>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="142"/>
+        <source>STALE: changed in place</source>
+        <translation>已过期：被原地修改</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="144"/>
+        <source>freed by backward</source>
+        <translation>已被 backward 释放</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="149"/>
+        <source>saved tensor</source>
+        <translation>保存的张量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="149"/>
+        <source>shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="149"/>
+        <source>dtype</source>
+        <translation>dtype</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="149"/>
+        <source>state</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="175"/>
+        <source>{0} repeated blocks of {1} operations</source>
+        <translation>{0} 个重复块，每块 {1} 个运算</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="177"/>
+        <source>The same block of operations, {0} times in a row: the iterations of a loop or the layers of a stack. Blocks count as the same when their operations and the way they connect are the same; their values, shapes and weights may differ.</source>
+        <translation>同一块运算连续出现 {0} 次：循环的各次迭代，或堆叠的各层。只要运算和它们的连接方式相同，就算作相同的块；它们的值、形状和权重可以不同。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="181"/>
+        <source>Click it in the graph to show its blocks.</source>
+        <translation>在图中点击它即可显示各个块。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="183"/>
+        <source>Block {0} of {1} ({2} operations)</source>
+        <translation>第 {0} 块，共 {1} 块（{2} 个运算）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="185"/>
+        <source>One block of a run of repeated blocks; block 1 was computed first (the first iteration the run covers).</source>
+        <translation>一串重复块中的一块；第 1 块最先计算（这一串所包含的第一次迭代）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="187"/>
+        <source>Click it in the graph to show its operations.</source>
+        <translation>在图中点击它即可显示其中的运算。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="193"/>
+        <source>Leaves it reads ({0}): {1}</source>
+        <translation>它读取的叶子（{0} 个）：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="210"/>
+        <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
+        <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="228"/>
+        <source>{0} uses of different outputs of {1}: each output gets its own gradient.</source>
+        <translation>用到了 {1} 的 {0} 个不同输出：每个输出各有自己的梯度。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="231"/>
+        <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
+        <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="235"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="282"/>
+        <source>Run backward to see the gradient that flows along this edge.</source>
+        <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="241"/>
+        <source>use {0} (input {1} of {2}), output {3}</source>
+        <translation>第 {0} 处使用（{2} 的第 {1} 个输入），输出 {3}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="243"/>
+        <source>use {0} (input {1} of {2})</source>
+        <translation>第 {0} 处使用（{2} 的第 {1} 个输入）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="247"/>
+        <source>sum: what {0} receives from this operation</source>
+        <translation>合计：{0} 从这个运算收到的梯度</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="259"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="287"/>
+        <source>No gradient flowed along this edge.</source>
+        <translation>这条边上没有梯度流过。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="274"/>
+        <source>{0} edges of the graph, one from each place in the group that uses {1}; the gradients along them add up.</source>
+        <translation>计算图中的 {0} 条边，分组里每个用到 {1} 的地方各有一条；沿这些边的梯度会相加。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="289"/>
+        <source>Norm of the summed gradient: {0}</source>
+        <translation>梯度之和的范数：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="291"/>
+        <source>Expand the group to see the gradient along each edge.</source>
+        <translation>展开分组可查看每条边上的梯度。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="297"/>
+        <source>Click it in the graph to expand it.</source>
+        <translation>在图中点击它即可展开。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="298"/>
+        <source>Cut off from the graph</source>
+        <translation>已从计算图断开</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="299"/>
+        <source>Cut: gradient stops here</source>
+        <translation>断开：梯度在这里停止</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="300"/>
+        <source>Each block, in the order computed</source>
+        <translation>每一块（按计算顺序）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="301"/>
+        <source>gradient it receives</source>
+        <translation>它接收的梯度</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="302"/>
+        <source>gradient shape</source>
+        <translation>梯度形状</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="303"/>
+        <source>group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="304"/>
+        <source>Group of {0} operations</source>
+        <translation>{0} 个运算组成的分组</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="305"/>
+        <source>kind</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="306"/>
+        <source>names</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="307"/>
+        <source>on</source>
+        <translation>位于</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="308"/>
+        <source>Saved for backward</source>
+        <translation>为反向传播保存的张量</translation>
+    </message>
+</context>
+<context>
+    <name>GraphPanel</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="707"/>
+        <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
+        <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="703"/>
+        <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
+        <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
+        <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
+        <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="310"/>
+        <source>Re-run the program that built this graph on another device</source>
+        <translation>在另一个设备上重新运行构建这张图的程序</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="311"/>
+        <source>Fit</source>
+        <translation>适应窗口</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="312"/>
+        <source>Zoom out (-)</source>
+        <translation>缩小 (-)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="313"/>
+        <source>Zoom in (+)</source>
+        <translation>放大 (+)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="314"/>
+        <source>Show the whole graph (0)</source>
+        <translation>显示整张图 (0)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="358"/>
+        <source>Backward</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="317"/>
+        <source>Run root.backward(...) and record the gradient along every edge</source>
+        <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="318"/>
+        <source>How many backward calls to run in a row</source>
+        <translation>连续运行多少次 backward</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="320"/>
+        <source>Keep the saved tensors so backward can run on this graph again</source>
+        <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="323"/>
+        <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
+        <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="326"/>
+        <source>Call retain_grad() on this intermediate so its .grad is kept</source>
+        <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="327"/>
+        <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
+        <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="329"/>
+        <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
+        <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="330"/>
+        <source>Numerical check</source>
+        <translation>数值检验</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="332"/>
+        <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
+        <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="333"/>
+        <source>Training step…</source>
+        <translation>训练一步…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="335"/>
+        <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
+        <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="769"/>
+        <source>{0} backward call(s) ran, then: {1}</source>
+        <translation>运行了 {0} 次 backward，之后：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="336"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="752"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="337"/>
         <source>Accumulation</source>
         <translation>累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="722"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="308"/>
         <source>Device:</source>
         <extracomment>emitted after a graph is shown (drawn), and after each backward / zero_grad</extracomment>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="321"/>
         <source>gradient:</source>
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="795"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="359"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="863"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="756"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="910"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="912"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="713"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="959"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1003"/>
-        <source>Graph of &lt;b&gt;{0}&lt;/b&gt;: {1} nodes, {2} edges</source>
-        <translation>&lt;b&gt;{0}&lt;/b&gt; 的计算图：{1} 个节点，{2} 条边</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1009"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="467"/>
         <source>(collapsed: repeated blocks in {0} group(s), {1} chain(s); click a group to expand)</source>
         <translation>（已折叠：{0} 个重复块分组，{1} 条链；点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1013"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
         <source>(repeated blocks collapsed into {0} group(s): click a group to expand)</source>
         <translation>（重复块折叠成了 {0} 个分组：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1016"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
         <source>({0} chains collapsed: click a group to expand)</source>
         <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1019"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="477"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1036"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="717"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1039"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="711"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1053"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="502"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1092"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="76"/>
         <source>Wait: {0}</source>
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1095"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="667"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1099"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="726"/>
+        <source>outputs {0}</source>
+        <translation>输出 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="760"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1141"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1158"/>
-        <source>{0} backward call(s) ran, then: </source>
-        <translation>运行了 {0} 次 backward，然后：</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1176"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="671"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1210"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="765"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1214"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1226"/>
-        <source>event</source>
-        <translation>事件</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1226"/>
-        <source>step</source>
-        <translation>步</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1273"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
         <source>Expanded {0} repeated blocks of {1} operations each.</source>
         <translation>展开了 {0} 个重复块，每块 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1276"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
         <source>Expanded block {0} of {1} ({2} operations).</source>
         <translation>展开了第 {0} 块（共 {1} 块，{2} 个运算）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1280"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="691"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1321"/>
-        <source>root: where backward starts</source>
-        <translation>根：backward 从这里开始</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1322"/>
-        <source>operation (its backward function)</source>
-        <translation>运算（它的反向函数）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1323"/>
-        <source>named intermediate (a workspace value)</source>
-        <translation>有名字的中间结果（工作区中的值）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1324"/>
-        <source>leaf: .grad accumulates here</source>
-        <translation>叶子：.grad 在这里累积</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1325"/>
-        <source>group: repeated blocks or a chain of operations (click to expand)</source>
-        <translation>分组：重复块或一条运算链（点击展开）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1327"/>
-        <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
-        <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1333"/>
-        <source>Click a node for its saved tensors and .grad, or an edge for the gradient that flowed along it. Data flows down the arrows; backward sends gradients back up.</source>
-        <translation>点击节点查看它保存的张量和 .grad，点击边查看沿它流过的梯度。数据沿箭头向下流动；backward 把梯度向上传回。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1375"/>
-        <source>.grad is None: no backward has reached this leaf since it was made or last set to None.</source>
-        <translation>.grad 是 None：自创建或上次被设为 None 以来，还没有 backward 传到这个叶子。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1386"/>
-        <source>ok</source>
-        <translation>正常</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1388"/>
-        <source>STALE: changed in place</source>
-        <translation>已过期：被原地修改</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1390"/>
-        <source>freed by backward</source>
-        <translation>已被 backward 释放</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1395"/>
-        <source>saved tensor</source>
-        <translation>保存的张量</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1395"/>
-        <source>shape</source>
-        <translation>形状</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1395"/>
-        <source>dtype</source>
-        <translation>dtype</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1395"/>
-        <source>state</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1428"/>
-        <source>{0} repeated blocks of {1} operations</source>
-        <translation>{0} 个重复块，每块 {1} 个运算</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1430"/>
-        <source>The same block of operations, {0} times in a row: the iterations of a loop or the layers of a stack. Blocks count as the same when their operations and the way they connect are the same; their values, shapes and weights may differ.</source>
-        <translation>同一块运算连续出现 {0} 次：循环的各次迭代，或堆叠的各层。只要运算和它们的连接方式相同，就算作相同的块；它们的值、形状和权重可以不同。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1434"/>
-        <source>Click it in the graph to show its blocks.</source>
-        <translation>在图中点击它即可显示各个块。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1436"/>
-        <source>Block {0} of {1} ({2} operations)</source>
-        <translation>第 {0} 块，共 {1} 块（{2} 个运算）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1438"/>
-        <source>One block of a run of repeated blocks; block 1 was computed first (the first iteration the run covers).</source>
-        <translation>一串重复块中的一块；第 1 块最先计算（这一串所包含的第一次迭代）。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1440"/>
-        <source>Click it in the graph to show its operations.</source>
-        <translation>在图中点击它即可显示其中的运算。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1446"/>
-        <source>Leaves it reads ({0}): {1}</source>
-        <translation>它读取的叶子（{0} 个）：{1}</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1469"/>
-        <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
-        <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1486"/>
-        <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
-        <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1490"/>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1518"/>
-        <source>Run backward to see the gradient that flows along this edge.</source>
-        <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1510"/>
-        <source>{0} edges of the graph, one from each place in the group that uses {1}; the gradients along them add up.</source>
-        <translation>计算图中的 {0} 条边，分组里每个用到 {1} 的地方各有一条；沿这些边的梯度会相加。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1525"/>
-        <source>Norm of the summed gradient: {0}</source>
-        <translation>梯度之和的范数：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1526"/>
-        <source>Expand the group to see the gradient along each edge.</source>
-        <translation>展开分组可查看每条边上的梯度。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1541"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="670"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1550"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="666"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1557"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="673"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1592"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1596"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="732"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1609"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="686"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1635"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="749"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1641"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="678"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1647"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="745"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1672"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="682"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1687"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1699"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="727"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1699"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="694"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1700"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="718"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1758"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="77"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1848"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="461"/>
+        <source>Graph of {0}: {1} nodes, {2} edges</source>
+        <translation>{0} 的计算图：{1} 个节点，{2} 条边</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="663"/>
         <source>(meta: no values)</source>
         <translation>（meta：没有数值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1849"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="664"/>
         <source>A chain of operations with one input and one consumer each.</source>
         <translation>一条运算链：每个运算只有一个输入和一个使用者。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1850"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="665"/>
         <source>A leaf: backward accumulates its gradient into .grad.</source>
         <translation>叶子：backward 把它的梯度累积到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1852"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
         <source>block {0} of {1}</source>
         <translation>第 {0} 块，共 {1} 块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1853"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="683"/>
         <source>Click for its saved tensors.</source>
         <translation>点击查看它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1854"/>
-        <source>Click it in the graph to expand it.</source>
-        <translation>在图中点击它即可展开。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1855"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
         <source>click to expand</source>
         <translation>点击展开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1856"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="685"/>
         <source>constant · {0}</source>
         <translation>常量 · {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1857"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
         <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
         <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1861"/>
-        <source>Cut off from the graph</source>
-        <translation>已从计算图断开</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1862"/>
-        <source>Cut: gradient stops here</source>
-        <translation>断开：梯度在这里停止</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1863"/>
-        <source>Each block, in the order computed</source>
-        <translation>每一块（按计算顺序）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1864"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
         <source>grad (retained) = {0}</source>
         <translation>grad（保留）= {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1867"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
         <source>gradient stops here</source>
         <translation>梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1869"/>
-        <source>Group of {0} operations</source>
-        <translation>{0} 个运算组成的分组</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1871"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
         <source>leaf {0} {1}</source>
         <translation>叶子 {0} {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1873"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="712"/>
         <source>no grad</source>
         <translation>无梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1874"/>
-        <source>No gradient flowed along this edge.</source>
-        <translation>这条边上没有梯度流过。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1876"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="722"/>
         <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
         <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1880"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
         <source>re-running the program failed: {0}</source>
         <translation>重新运行程序失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1881"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
         <source>root</source>
         <translation>根</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1882"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
         <source>root: {0}</source>
         <translation>根：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1883"/>
-        <source>Saved for backward</source>
-        <translation>为反向传播保存的张量</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1884"/>
-        <source>Saved nothing for backward.</source>
-        <translation>没有为反向传播保存任何张量。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1885"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
         <source>saved tensor changed in place!</source>
         <translation>保存的张量被原地修改了！</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1886"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="738"/>
         <source>The gradient list is not a rectangular list of numbers ({0}).</source>
         <translation>梯度列表不是规整的数字列表（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1889"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
         <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
         <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1892"/>
-        <source>The root is not a tensor after re-running.</source>
-        <translation>重新运行后，根不是张量。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1893"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="752"/>
         <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
         <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1897"/>
-        <source>{0} edges</source>
-        <translation>{0} 条边</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1898"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="770"/>
         <source>{0} ops</source>
         <translation>{0} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1899"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="771"/>
         <source>{0} × {1} ops</source>
         <translation>{0} × {1} 个运算</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1851"/>
-        <source>backward calls accumulated: {0}</source>
-        <translation>已累积的 backward 次数：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1865"/>
-        <source>gradient it receives</source>
-        <translation>它接收的梯度</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1866"/>
-        <source>gradient shape</source>
-        <translation>梯度形状</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1868"/>
-        <source>group</source>
-        <translation>分组</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1870"/>
-        <source>kind</source>
-        <translation>类别</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1872"/>
-        <source>names</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="1875"/>
-        <source>on</source>
-        <translation>位于</translation>
     </message>
 </context>
 <context>
@@ -1339,193 +1356,201 @@
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="310"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="309"/>
         <source>repr</source>
         <translation>repr</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="356"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="355"/>
         <source>{0} ({1} frozen)</source>
         <translation>{0}（{1} 个被冻结）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="357"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="356"/>
         <source>training (train())</source>
         <translation>训练模式（train()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="357"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="356"/>
         <source>evaluation (eval())</source>
         <translation>评估模式（eval()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="359"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="358"/>
         <source>{0}; {1} submodules in the other mode</source>
         <translation>{0}；有 {1} 个子模块处于另一种模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="361"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="360"/>
         <source>{0} in {1} tensors</source>
         <translation>{0}，共 {1} 个张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="363"/>
         <source>{0} of {1} parameters have .grad</source>
         <translation>{1} 个参数中有 {0} 个有 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="366"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="365"/>
         <source>{0} ({1} elements)</source>
         <translation>{0} 个（{1} 个元素）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="381"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="380"/>
         <source>Module</source>
         <translation>模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="386"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="385"/>
         <source>Parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="387"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="386"/>
         <source>Buffers</source>
         <translation>缓冲区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="395"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="394"/>
         <source>{0} more: expand {1} in the Workspace panel</source>
         <translation>还有 {0} 个：在工作区面板中展开 {1} 查看</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="399"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="398"/>
         <source>not initialized yet (lazy module)</source>
         <translation>尚未初始化（惰性模块）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="407"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="406"/>
         <source>Double-click to inspect {0}.{1}</source>
         <translation>双击查看 {0}.{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="418"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="449"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="417"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="448"/>
         <source>How it was made</source>
         <translation>如何得到</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="422"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="421"/>
         <source>a parameter of {0} ({1})</source>
         <translation>{0}（{1}）的参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="423"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="422"/>
         <source>a buffer of {0} ({1})</source>
         <translation>{0}（{1}）的缓冲区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="424"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="423"/>
         <source>a submodule of {0} ({1})</source>
         <translation>{0}（{1}）的子模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="425"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="424"/>
         <source>belongs to</source>
         <translation>所属模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="426"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="425"/>
         <source>The module that holds it; the module&apos;s parameters(), state_dict() and optimizer include it.</source>
         <translation>持有它的模块；该模块的 parameters()、state_dict() 和优化器都包含它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="428"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="427"/>
         <source>code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="429"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="428"/>
         <source>How to reach it in Python.</source>
         <translation>在 Python 中如何访问它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="433"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="432"/>
         <source>shared with</source>
         <translation>共享于</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="434"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="433"/>
         <source>The same object is registered under this name too: a change to one is a change to the other.</source>
         <translation>同一个对象也以这个名字注册：改动其中一个就是改动另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="440"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="451"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="439"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="450"/>
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="440"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="451"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="439"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="450"/>
         <source>handed in (file or explore())</source>
         <translation>直接传入（文件或 explore()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="442"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="441"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="453"/>
         <source>statement</source>
         <translation>语句</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="443"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="442"/>
         <source>The code that bound {0}, the module it belongs to.</source>
         <translation>绑定 {0}（它所属的模块）的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="455"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
         <source>The code that bound this name.</source>
         <translation>绑定这个名字的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="457"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="456"/>
         <source>grad mode</source>
         <translation>梯度模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="458"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="457"/>
         <source>The autograd mode in force when it was made.</source>
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="462"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="461"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="504"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="503"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="513"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="512"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="514"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="513"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="618"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="617"/>
         <source>No common mistakes found.</source>
         <translation>没有发现常见错误。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="619"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="618"/>
         <source>Select a value to inspect it.</source>
         <translation>选择一个值来检查它。</translation>
+    </message>
+</context>
+<context>
+    <name>JobRunner</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/job_runner.py" line="50"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -1577,63 +1602,63 @@
         <translation>无法打开这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="352"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="357"/>
         <source>It could not be trusted: {0}</source>
         <translation>无法信任它：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="372"/>
         <source>Open lesson</source>
         <translation>打开课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="368"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="373"/>
         <source>Lessons (*.md)</source>
         <translation>课程 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="567"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="572"/>
         <source>Running step {0}…</source>
         <translation>正在运行第 {0} 步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="647"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="652"/>
         <source>✗ Step {0} did not go as planned while replaying</source>
         <translation>✗ 重放时第 {0} 步没有按预期进行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="653"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="658"/>
         <source>Skipped: this step {0}.</source>
         <translation>已跳过：这一步{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="658"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="663"/>
         <source>✗ The code failed: {0}</source>
         <translation>✗ 代码出错：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="665"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="670"/>
         <source>This error is the point of this step:</source>
         <translation>这个错误正是这一步要演示的：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="668"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="673"/>
         <source>line {0}: </source>
         <translation>第 {0} 行：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="677"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="682"/>
         <source>needs a CUDA GPU, and this machine has none</source>
         <translation>需要 CUDA GPU，而这台机器没有</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="690"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="695"/>
         <source>Choose a lesson.</source>
         <translation>请选择一节课。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="380"/>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="694"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="699"/>
         <source>Step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
@@ -1643,7 +1668,7 @@
         <translation>{0} 来自文件，正在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="696"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="701"/>
         <source>{0} steps</source>
         <translation>共 {0} 步</translation>
     </message>
@@ -1657,322 +1682,322 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/app.py" line="100"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="664"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="667"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="671"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="724"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="665"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="668"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="672"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="725"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="304"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="304"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="307"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="307"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="307"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="308"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="308"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="309"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="397"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="398"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="303"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="304"/>
         <source>Lesson</source>
         <extracomment>set by the app after the window is made (absent in screenshots and tests) parent of the actions one build of the UI makes (deleted when the UI is rebuilt) the program from a file that ran restricted, for the Trust button: path, bytes, text</extracomment>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="398"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="399"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="400"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="401"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="402"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="403"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="404"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="405"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="408"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="409"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="410"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="411"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="413"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="414"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="414"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="415"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="415"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="416"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="416"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="417"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="418"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="419"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="421"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="422"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="423"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="424"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="426"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="427"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="428"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="429"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="430"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="431"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="438"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="439"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="443"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="444"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="446"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="447"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="452"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="453"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="462"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="463"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="463"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="784"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="464"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="785"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="465"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="788"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="466"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="789"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="468"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="469"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="616"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="617"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="616"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="617"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="623"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="635"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="636"/>
         <source>Save session</source>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="623"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="630"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="638"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="639"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="685"/>
         <source>{0} came from a file and ran restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，已在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="701"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="702"/>
         <source>Could not trust {0}</source>
         <translation>无法信任 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="713"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="714"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="720"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="721"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="760"/>
         <location filename="../../src/tensor_explorer/qt/main_window.py" line="761"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="762"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="768"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="769"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="770"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="771"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="776"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="777"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="776"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="777"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="777"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="778"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="777"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="778"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="779"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="779"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="779"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="780"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="779"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="780"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="780"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="781"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="789"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="790"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="796"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="801"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="797"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="802"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="797"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="798"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="801"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="802"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="807"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="808"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>

@@ -71,9 +71,10 @@ def in_edge_sum(record: ag.BackwardRecord, node_id: int) -> torch.Tensor:
 
 def reference_edge_grads(
     root: torch.Tensor, graph: ag.Graph, gradient: torch.Tensor | None = None
-) -> dict[tuple[int, int], torch.Tensor]:
+) -> dict[tuple[int, int], torch.Tensor | tuple[torch.Tensor | None, ...]]:
     """Edge gradients the obvious way: a hook on every op node, grad_inputs[i] is the gradient
-    along next_functions[i] (summed when two slots point at the same node). Runs a second
+    along next_functions[i] (summed when two slots feed the same input of a node; a tuple, in
+    slot order, when they feed different outputs of a multi-output op). Runs a second
     backward on the graph (it must have been retained)."""
     seen: dict[int, tuple[torch.Tensor | None, ...]] = {}
     handles = []
@@ -86,14 +87,28 @@ def reference_edge_grads(
     finally:
         for h in handles:
             h.remove()
-    out: dict[tuple[int, int], torch.Tensor] = {}
+    out: dict[tuple[int, int], torch.Tensor | tuple[torch.Tensor | None, ...]] = {}
     for node in graph.nodes:
-        for slot, dst in enumerate(node.next_ids):
-            g = seen.get(node.id, (None,) * (slot + 1))[slot]
-            if dst is None or g is None:
+        parts: dict[int, list[tuple[int, torch.Tensor | None]]] = {}  # dst -> (input_nr, g)
+        gi = seen.get(node.id, ())
+        for slot, (dst, (_, nr)) in enumerate(
+            zip(node.next_ids, graph.function(node.id).next_functions, strict=True)
+        ):
+            if dst is not None:
+                parts.setdefault(dst, []).append((nr, gi[slot] if slot < len(gi) else None))
+        for dst, got in parts.items():
+            grads = [g for _, g in got]
+            if all(g is None for g in grads):
                 continue
-            key = (node.id, dst)
-            out[key] = g if key not in out else out[key] + g
+            if len({nr for nr, _ in got}) > 1:  # different outputs of a multi-output op
+                out[(node.id, dst)] = tuple(grads)
+                continue
+            total = None
+            for g in grads:
+                if g is not None:
+                    total = g if total is None else total + g
+            assert total is not None
+            out[(node.id, dst)] = total
     return out
 
 
@@ -101,7 +116,15 @@ def assert_edges_match_reference(record: ag.BackwardRecord, root: torch.Tensor) 
     ref = reference_edge_grads(root, record.graph, record.root_gradient)
     assert set(record.edge_grads) == set(ref)
     for key, g in ref.items():
-        torch.testing.assert_close(record.edge_grads[key], g)
+        got = record.edge_grads[key]
+        if isinstance(g, tuple):  # right * left: one edge, two outputs of the split
+            assert isinstance(got, tuple) and len(got) == len(g)
+            for a, b in zip(got, g, strict=True):
+                assert (a is None) == (b is None)
+                if a is not None:
+                    torch.testing.assert_close(a, b)
+        else:
+            torch.testing.assert_close(got, g)
 
 
 def assert_no_python_calls_during(fn: Callable[[], object]) -> None:

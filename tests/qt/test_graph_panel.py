@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from pytestqt.qtbot import QtBot
 
 import tensor_explorer as tx
+from tensor_explorer.core import graph_session
 from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt import graph_panel, graph_view, theme
 from tensor_explorer.qt.bridge import WorkspaceBridge
@@ -81,7 +82,7 @@ def test_chain_nodes_and_edges_match_trace(panel: GraphPanel, ws: Workspace) -> 
     assert set(panel.edge_labels()) == set(graph.edges)
     assert [label for _, label in panel.edge_labels().items()] == ["(3,) ×2", "(3,)"][::-1] or (
         "(3,) ×2" in panel.edge_labels().values())
-    assert "Graph of <b>y</b>: 3 nodes, 2 edges" in panel.title.text()
+    assert "Graph of y: 3 nodes, 2 edges" in panel.title.text()
     assert leaf_grad_line(panel, "x") == "grad = None"
     # the drawing: one item per node, leaves above the root
     items = [i for i in panel.view.scene().items() if isinstance(i, NodeItem)]
@@ -121,11 +122,11 @@ def test_backward_three_times_with_retain_graph(panel: GraphPanel, ws: Workspace
     for n in ("x", "weight", "bias"):
         torch.testing.assert_close(ws[n].grad, 3 * ref[n].grad)
     # the table's norms are those of .grad after each call
-    col = panel.history_table.horizontalHeaderItem(3).text()
+    col = panel.history_view.table.horizontalHeaderItem(3).text()
     name = col.strip("‖").removesuffix(".grad")
     assert float(rows[2][3]) == pytest.approx(
         float(torch.linalg.vector_norm(3 * ref[name].grad)), rel=1e-3)
-    assert len(panel.plot.getPlotItem().listDataItems()) == 3
+    assert len(panel.history_view.plot.getPlotItem().listDataItems()) == 3
 
 
 def test_zero_grad_none_versus_zeros(panel: GraphPanel, ws: Workspace) -> None:
@@ -345,7 +346,7 @@ def test_a_loop_shows_as_repeated_blocks_that_expand(qtbot: QtBot, panel: GraphP
     # one edge to each shared leaf stands for 58 edges
     w_id, b_id = panel.leaf_key("w"), panel.leaf_key("b")
     labels = panel.edge_labels()
-    assert labels[(gid, w_id)] == "(8, 8) · 58 edges" and labels[(gid, b_id)] == "(8,) · 58 edges"
+    assert labels[(gid, w_id)] == "(8, 8) × 58" and labels[(gid, b_id)] == "(8,) × 58"
     # backward: the bundled edge shows the norm of the sum of its gradients, and with the
     # other edges into w it adds up to w.grad (torch's own gradient)
     panel.backward_btn.click()
@@ -358,7 +359,7 @@ def test_a_loop_shows_as_repeated_blocks_that_expand(qtbot: QtBot, panel: GraphP
                and e not in shown.bundles[(gid, w_id)])
     torch.testing.assert_close(bundle + rest, ws["w"].grad)
     norm = float(torch.linalg.vector_norm(bundle.double()))
-    assert panel.edge_labels()[(gid, w_id)] == f"(8, 8) · 58 edges\n‖∑∇‖ = {norm:.4g}"
+    assert panel.edge_labels()[(gid, w_id)] == f"(8, 8) × 58\n‖∑∇‖ = {norm:.4g}"
     panel.edge_clicked((gid, w_id))
     assert "58 edges of the graph" in panel.details_text()
     assert f"{norm:.4g}" in panel.details_text()
@@ -481,7 +482,7 @@ def test_thousands_of_nodes_are_painted_from_one_layer(qtbot: QtBot, panel: Grap
     for i in range(2000):  # repeated blocks: shown as they are only with collapsing off
         h = h * w if i % 2 else h + w
     ws["out"] = h.sum()
-    monkeypatch.setattr(graph_panel, "COLLAPSE_ABOVE", 10**9)
+    monkeypatch.setattr(graph_session, "COLLAPSE_ABOVE", 10**9)
     with qtbot.waitSignal(panel.graph_shown, timeout=60_000):
         panel.refresh()
     view = panel.view
@@ -502,26 +503,32 @@ def test_thousands_of_nodes_are_painted_from_one_layer(qtbot: QtBot, panel: Grap
     assert view.node_layer.selected_key == 0
 
 
-def test_every_tr_helper_text_is_extracted_for_translation() -> None:
-    """pyside6-lupdate does not see the module-level _tr() helper: its texts must be listed
-    in graph_panel._LUPDATE, or the Chinese interface shows them in English."""
+def test_every_core_text_of_the_pane_is_extracted_for_translation() -> None:
+    """pyside6-lupdate does not read core: the texts core/graph_texts.py and
+    core/graph_session.py mark with N_ (said through the pane's _tr) must be listed in
+    graph_panel._LUPDATE, or the Chinese interface shows them in English."""
     import ast
 
-    tree = ast.parse(Path(graph_panel.__file__).read_text(encoding="utf-8"))
-    used = {
-        node.args[0].value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-        and node.func.id == "_tr" and isinstance(node.args[0], ast.Constant)
-    }
-    assert used and not used - set(graph_panel._LUPDATE)
+    from tensor_explorer.core import graph_texts
+
+    used = set()
+    for module in (graph_texts, graph_session):
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        used |= {
+            node.args[0].value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "N_" and isinstance(node.args[0], ast.Constant)
+        }
+    assert len(used) > 50 and not used - set(graph_panel._LUPDATE)
 
 
 def test_gradient_norms_of_complex_edges_keep_the_imaginary_parts() -> None:
     # A loop over a complex leaf: every edge gradient into w is complex. The norms the pane
     # shows (one edge, or a bundle of them) must be torch's norm of the complex gradient.
-    from tensor_explorer.core.autograd import backward, trace
+    from tensor_explorer.core.autograd import backward, grad_norm, trace
     from tensor_explorer.core.graph_layout import collapse
+    from tensor_explorer.core.graph_texts import bundle_norms
 
     torch.manual_seed(0)
     w = torch.randn(3, dtype=torch.cfloat, requires_grad=True)
@@ -533,14 +540,14 @@ def test_gradient_norms_of_complex_edges_keep_the_imaginary_parts() -> None:
     view = collapse(graph)
     record = backward(names["loss"], names=names, graph=graph)
     assert view.bundles
-    norms = graph_panel.bundle_norms(view, record)
+    norms = bundle_norms(view, record)
     for key, originals in view.bundles.items():
         total = sum(record.edge_grads[e] for e in originals)
         assert total.is_complex()
         assert norms[key] == pytest.approx(float(torch.linalg.vector_norm(total)), rel=1e-5)
     for g in record.edge_grads.values():
         if g.is_complex():
-            assert graph_panel.norm_of(g) == pytest.approx(
+            assert grad_norm(g) == pytest.approx(
                 float(torch.linalg.vector_norm(g)), rel=1e-5)
 
 

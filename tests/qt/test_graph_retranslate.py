@@ -39,6 +39,16 @@ def tr(text: str) -> str:
     return QtCore.QCoreApplication.translate("GraphPanel", text)
 
 
+def tr_details(text: str) -> str:
+    """A text of the Details tab in the language installed now."""
+    return QtCore.QCoreApplication.translate("GraphDetails", text)
+
+
+def tr_history(text: str) -> str:
+    """A text of the Accumulation tab in the language installed now."""
+    return QtCore.QCoreApplication.translate("GradHistoryView", text)
+
+
 def tr_dialog(text: str) -> str:
     return QtCore.QCoreApplication.translate("TrainingDialog", text)
 
@@ -65,7 +75,10 @@ def node_key(panel: GraphPanel, title: str) -> Any:
 def no_workspace_events(panel: GraphPanel, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Record what the pane would tell the workspace's other panels."""
     emitted: list[Any] = []
-    monkeypatch.setattr(panel, "_emit_changed", emitted.append)
+    ws = panel.bridge.workspace
+    for name in ("added", "changed", "removed", "renamed", "ran"):
+        getattr(ws.events, name).connect(lambda *args, name=name: emitted.append((name, args)))
+    monkeypatch.setattr(ws, "note", lambda *args, **kw: emitted.append(("note", args)))
     return emitted
 
 
@@ -112,7 +125,9 @@ def test_language_switch_keeps_backward_state_and_says_it_in_chinese(
         "Run root.backward(...) and record the gradient along every edge")
     assert panel.check_btn.text() == tr("Numerical check") != "Numerical check"
     assert panel.training_btn.text() == tr("Training step…")
-    assert panel.fit_btn.text() == tr("Fit") and panel.cancel_btn.text() == tr("Cancel")
+    assert panel.fit_btn.text() == tr("Fit")
+    assert panel.cancel_btn.text() == QtCore.QCoreApplication.translate(
+        "JobRunner", "Cancel") != "Cancel"
     assert panel.device_label.text() == tr("Device:") != "Device:"
     assert panel.gradient_label.text() == tr("gradient:")
     assert [panel.tabs.tabText(i) for i in range(2)] == [tr("Details"), tr("Accumulation")]
@@ -120,11 +135,12 @@ def test_language_switch_keeps_backward_state_and_says_it_in_chinese(
     assert panel.gradient_edit.placeholderText() == tr(
         "not needed: the root is a single number")
     assert panel.retain_combo.itemText(0) == tr("(none)") != "(none)"
-    assert panel.title.text() == tr("Graph of <b>{0}</b>: {1} nodes, {2} edges").format(
+    assert panel.title.text() == tr("Graph of {0}: {1} nodes, {2} edges").format(
         "y", 3, 2)
-    assert panel.plot.getAxis("bottom").labelText == tr("call") != "call"
-    headers = [panel.history_table.horizontalHeaderItem(c).text() for c in range(4)]
-    assert headers == [tr("call"), tr("event"), tr("step"), "‖x.grad‖"]
+    plot = panel.history_view.plot
+    assert plot.getAxis("bottom").labelText == tr_history("call") != "call"
+    headers = [panel.history_view.table.horizontalHeaderItem(c).text() for c in range(4)]
+    assert headers == [tr_history("call"), tr_history("event"), tr_history("step"), "‖x.grad‖"]
     # the message is said again in Chinese, with the same figures
     zh_message = panel.message_text()
     assert zh_message != en_message
@@ -135,12 +151,12 @@ def test_language_switch_keeps_backward_state_and_says_it_in_chinese(
     assert panel.node_lines(leaf)[1] != "leaf (2,) float32"
     assert tr("root: {0}").format("y") in panel.node_lines(0)
     details = panel.details_text()
-    assert tr("backward calls accumulated: {0}").format(2) in details
+    assert tr_details("backward calls accumulated: {0}").format(2) in details
     assert "backward calls accumulated" not in details
     # nothing was lost or recomputed
     assert panel.graph is graph and panel.record is record
     assert panel.history.entries == history and panel.history_rows() == rows
-    assert len(panel.plot.getPlotItem().listDataItems()) == 1
+    assert len(panel.history_view.plot.getPlotItem().listDataItems()) == 1
     assert panel._selected == selected and panel.view.current_scale() == pytest.approx(scale)
     assert panel.tabs.currentIndex() == 1
     assert panel.times_spin.value() == 2 and panel.retain_graph_check.isChecked()
@@ -155,7 +171,7 @@ def test_language_switch_keeps_backward_state_and_says_it_in_chinese(
     assert [panel.tabs.tabText(i) for i in range(2)] == ["Details", "Accumulation"]
     assert panel.retain_combo.itemText(0) == "(none)"
     assert panel.message_text() == en_message
-    assert panel.title.text() == "Graph of <b>y</b>: 3 nodes, 2 edges"
+    assert panel.title.text() == "Graph of y: 3 nodes, 2 edges"
     assert panel.node_lines(leaf)[1] == "leaf (2,) float32"
     assert "backward calls accumulated: 2" in panel.details_text()
     assert panel.history_rows() == rows and panel.record is record
@@ -182,12 +198,12 @@ def test_expanded_groups_legend_and_constants_follow_the_language(
     assert "block 1 of 58" not in titles and len(titles) == 58
     assert panel.message_text() == tr(
         "Expanded {0} repeated blocks of {1} operations each.").format(58, 3) != en_message
-    assert tr("root: where backward starts") in panel.details_text()
+    assert tr_details("root: where backward starts") in panel.details_text()
     assert "root: where backward starts" not in panel.details_text()
     graph = panel.graph
     assert graph is not None
     assert panel.title.text() == (
-        tr("Graph of <b>{0}</b>: {1} nodes, {2} edges").format(
+        tr("Graph of {0}: {1} nodes, {2} edges").format(
             "loss", len(graph.nodes), len(graph.edges)) + " "
         + tr("(repeated blocks collapsed into {0} group(s): click a group to expand)").format(
             58))
@@ -231,7 +247,7 @@ def test_cut_off_constant_and_numerical_check_result_are_said_again(
     assert panel.view.nodes_by_key["const:z"].text.tooltip == tr(
         "Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant "
         "and gradient stops here.")
-    assert tr("Cut off from the graph") in panel.details_text()
+    assert tr_details("Cut off from the graph") in panel.details_text()
     assert "Cut off from the graph" not in panel.details_text()
 
     win.set_language("en")

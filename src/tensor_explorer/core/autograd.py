@@ -5,10 +5,11 @@ Everything here is Qt-free and returns plain dataclasses; the graph pane draws t
 
 - :func:`trace` walks ``grad_fn.next_functions`` iteratively (graphs of 100k nodes are fine) and
   returns a :class:`Graph` of :class:`Node` s and ``(src, dst)`` edges.
-- :func:`backward` runs ``torch.autograd.backward`` with a post-hook on every operation node and
-  returns a :class:`BackwardRecord`: the gradient that flowed along each edge, every leaf's
-  ``.grad`` before and after the call, and ``.step`` (how many calls have accumulated into the
-  leaves since their ``.grad`` was last ``None``).
+- :func:`backward` runs ``torch.autograd.backward`` with post-hooks on enough operation nodes
+  to see every slot of every ``next_functions`` and returns a :class:`BackwardRecord`: the
+  gradient sent along each slot and along each edge, every leaf's ``.grad`` before and after
+  the call, and ``.step`` (how many calls have accumulated into the leaves since their
+  ``.grad`` was last ``None``).
 - :func:`zero_grad` clears or zeroes leaf gradients, :class:`GradHistory` keeps ``.grad`` after
   each call for the accumulation table and plot, :func:`numerical_check` compares autograd with
   central finite differences in float64.
@@ -35,6 +36,7 @@ import torch
 __all__ = [
     "BackwardError",
     "BackwardRecord",
+    "EdgeGrad",
     "EdgeInfo",
     "GradHistory",
     "Graph",
@@ -45,6 +47,7 @@ __all__ = [
     "SavedTensorInfo",
     "ZeroGradRecord",
     "backward",
+    "grad_norm",
     "numerical_check",
     "trace",
     "zero_grad",
@@ -266,8 +269,10 @@ class Node(NamedTuple):
 class EdgeInfo(NamedTuple):
     """What flows along an edge ``src -> dst``: ``slots`` the positions in ``src``'s
     ``next_functions`` that point at ``dst`` (two for ``x * x``), ``shape``/``dtype`` of the
-    gradient that flows along it (known before backward, from ``dst``'s metadata),
-    ``input_nr`` which of ``dst``'s inputs it feeds (not 0 only for multi-output ops)."""
+    gradient that flows along its first slot (known before backward, from ``dst``'s metadata),
+    ``input_nrs`` which of ``dst``'s inputs each slot feeds (same order as ``slots``; not 0
+    only for multi-output ops: ``a, b = x.unbind(0); a * b`` has one edge with two slots
+    feeding inputs 0 and 1 of ``UnbindBackward0``), ``input_nr`` the first of them."""
 
     src: int
     dst: int
@@ -275,6 +280,15 @@ class EdgeInfo(NamedTuple):
     shape: tuple[int, ...] | None
     dtype: str | None
     input_nr: int = 0
+    input_nrs: tuple[int, ...] = ()
+
+    @property
+    def multi_output(self) -> bool:
+        """True when the slots feed different inputs of ``dst`` (different outputs of a
+        multi-output op such as split, unbind, chunk): the edge's gradient in
+        :attr:`BackwardRecord.edge_grads` is then a tuple, one entry per slot."""
+        nrs = self.input_nrs
+        return len(nrs) > 1 and any(nr != nrs[0] for nr in nrs)
 
 
 @dataclass(eq=False)
@@ -550,15 +564,17 @@ def _trace(root_fn: Any, names: Names | None, saved: bool) -> Graph:
                 continue
             edge = (src, dst)
             info = edge_info.get(edge)
-            if info is not None:  # the same input twice (x * x): one edge, two slots
-                edge_info[edge] = info._replace(slots=(*info.slots, slot))
+            nr = src_nrs[slot]
+            if info is not None:  # several slots into one node (x * x, or a * b of unbind)
+                edge_info[edge] = info._replace(
+                    slots=(*info.slots, slot), input_nrs=(*info.input_nrs, nr)
+                )
                 continue
             d = nodes[dst]
-            nr = src_nrs[slot]
             shape = d.shapes[nr] if 0 <= nr < len(d.shapes) else None
             dtype = d.dtypes[nr] if 0 <= nr < len(d.dtypes) else None
             edges.append(edge)
-            edge_info[edge] = EdgeInfo(src, dst, (slot,), shape, dtype, nr)
+            edge_info[edge] = EdgeInfo(src, dst, (slot,), shape, dtype, nr, (nr,))
     del keep
     return Graph(nodes=nodes, edges=edges, edge_info=edge_info, root=0, _functions=functions)
 
@@ -622,14 +638,23 @@ def step_count(tensor: torch.Tensor) -> int:
 # backward
 
 
-class _EdgeGrads(Mapping[tuple[int, int], torch.Tensor]):
-    """``{(src, dst): gradient}``, built from the hooks' captures on first access.
+EdgeGrad = torch.Tensor | tuple[torch.Tensor | None, ...]
+"""The gradient along one edge: a tensor, or (multi-output destination) one entry per slot."""
 
-    Recording during backward only stores each hooked node's ``(grad_inputs, grad_outputs)``;
-    splitting them into edges (and summing the slots of an edge used twice) happens here.
-    An edge is read at its source (``grad_inputs[slot]``) or, when the plan says so, at its
-    destination (``grad_outputs[input_nr]`` of a node fed by that edge alone).
+
+class _Captures:
+    """What the hooks captured during one backward call, split into edges on first access
+    (by :class:`_EdgeGrads` or :class:`_SlotGrads`) and into slots on first access of those.
+
+    Recording during backward only stores each hooked node's ``(grad_inputs, grad_outputs)``.
+    A slot ``(src, slot)`` is read at its source (``grad_inputs[slot]``) when ``src`` was
+    hooked, else at its destination (``grad_outputs[input_nr]``): the plan's ``from_dst``
+    lists the edges whose every slot feeds an input of ``dst`` alone. The captures are
+    dropped once the edges are built; the slots of an edge with several of them are kept
+    (the others are the edge's own gradient).
     """
+
+    __slots__ = ("_captured", "_edges", "_from_dst", "_graph", "_parts", "_slots")
 
     def __init__(
         self, graph: Graph, captured: list[Any], from_dst: frozenset[tuple[int, int]]
@@ -637,42 +662,125 @@ class _EdgeGrads(Mapping[tuple[int, int], torch.Tensor]):
         self._graph = graph
         self._captured = captured
         self._from_dst = from_dst
-        self._built: dict[tuple[int, int], torch.Tensor] | None = None
+        self._edges: dict[tuple[int, int], EdgeGrad] | None = None
+        self._parts: dict[tuple[int, int], tuple[torch.Tensor | None, ...]] = {}
+        self._slots: dict[tuple[int, int], torch.Tensor] | None = None
 
-    def _build(self) -> dict[tuple[int, int], torch.Tensor]:
-        if self._built is None:
-            built: dict[tuple[int, int], torch.Tensor] = {}
-            captured = self._captured
-            from_dst = self._from_dst
-            for key, info in self._graph.edge_info.items():
-                total: torch.Tensor | None = None
-                if key in from_dst:
-                    pair = captured[info.dst]
-                    if pair is not None and info.input_nr < len(pair[1]):
-                        total = pair[1][info.input_nr]
-                else:
-                    pair = captured[info.src]
-                    if pair is None:
-                        continue
-                    grads = pair[0]
-                    for slot in info.slots:
-                        g = grads[slot] if slot < len(grads) else None
-                        if g is not None:
-                            total = g if total is None else total + g
-                if total is not None:
-                    built[key] = total
-            self._built = built
-            self._captured = []
-        return self._built
+    def edges(self) -> dict[tuple[int, int], EdgeGrad]:
+        if self._edges is None:
+            self._edges = self._build()
+        return self._edges
+
+    def slots(self) -> dict[tuple[int, int], torch.Tensor]:
+        if self._slots is None:
+            edges = self.edges()
+            parts = self._parts
+            edge_info = self._graph.edge_info
+            out: dict[tuple[int, int], torch.Tensor] = {}
+            for key, g in edges.items():
+                slots = edge_info[key][2]
+                several = parts.get(key) if len(slots) > 1 else None
+                if several is None:  # one slot: the edge's own gradient
+                    out[(key[0], slots[0])] = g  # type: ignore[assignment]
+                    continue
+                for slot, part in zip(slots, several, strict=True):
+                    if part is not None:
+                        out[(key[0], slot)] = part
+            self._slots = out
+        return self._slots
+
+    def _build(self) -> dict[tuple[int, int], EdgeGrad]:
+        built: dict[tuple[int, int], EdgeGrad] = {}
+        captured = self._captured
+        from_dst = self._from_dst
+        parts_of = self._parts
+        for key, (src, dst, slots, _, _, nr, nrs) in self._graph.edge_info.items():
+            pair = captured[src]
+            if len(slots) == 1:  # the common case, kept lean
+                g: torch.Tensor | None = None
+                slot = slots[0]
+                if pair is not None:
+                    at_src = pair[0]
+                    if slot < len(at_src):
+                        g = at_src[slot]
+                elif key in from_dst:
+                    pair = captured[dst]
+                    if pair is not None and nr < len(pair[1]):
+                        g = pair[1][nr]
+                if g is not None:
+                    built[key] = g
+                continue
+            nrs = nrs or (nr,) * len(slots)  # an EdgeInfo made without input_nrs
+            parts: list[torch.Tensor | None] = []
+            for slot, nr_k in zip(slots, nrs, strict=True):
+                g = None
+                if pair is not None:
+                    if slot < len(pair[0]):
+                        g = pair[0][slot]
+                elif key in from_dst:
+                    dst_pair = captured[dst]
+                    if dst_pair is not None and nr_k < len(dst_pair[1]):
+                        g = dst_pair[1][nr_k]
+                parts.append(g)
+            parts_of[key] = tuple(parts)
+            if all(g is None for g in parts):
+                continue
+            if any(nr_k != nr for nr_k in nrs):  # different outputs of a multi-output op
+                built[key] = tuple(parts)
+                continue
+            total: torch.Tensor | None = None  # several slots into one input (x * x): the sum
+            for g in parts:
+                if g is not None:
+                    total = g if total is None else total + g
+            assert total is not None
+            built[key] = total
+        self._captured = []  # drop the references to every other captured gradient
+        return built
+
+
+class _SlotGrads(Mapping[tuple[int, int], torch.Tensor]):
+    """``{(src, slot): gradient}`` sent along ``src``'s ``next_functions[slot]`` (lazy)."""
+
+    __slots__ = ("_captures",)
+
+    def __init__(self, captures: _Captures) -> None:
+        self._captures = captures
 
     def __getitem__(self, key: tuple[int, int]) -> torch.Tensor:
-        return self._build()[key]
+        return self._captures.slots()[key]
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
-        return iter(self._build())
+        return iter(self._captures.slots())
 
     def __len__(self) -> int:
-        return len(self._build())
+        return len(self._captures.slots())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._captures.slots()!r})"
+
+
+class _EdgeGrads(Mapping[tuple[int, int], EdgeGrad]):
+    """``{(src, dst): gradient}`` along each edge (lazy): the one slot's gradient, the sum of
+    the slots' when they feed the same input of ``dst`` (``x * x``), or a tuple with one entry
+    per slot (``None`` for a slot that carried nothing) when they feed different inputs of a
+    multi-output ``dst`` (split, unbind, chunk)."""
+
+    __slots__ = ("_captures",)
+
+    def __init__(self, captures: _Captures) -> None:
+        self._captures = captures
+
+    def __getitem__(self, key: tuple[int, int]) -> EdgeGrad:
+        return self._captures.edges()[key]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self._captures.edges())
+
+    def __len__(self) -> int:
+        return len(self._captures.edges())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._captures.edges()!r})"
 
 
 @dataclass(eq=False)
@@ -680,12 +788,25 @@ class BackwardRecord:
     """What one :func:`backward` call did.
 
     Attributes:
-        graph: the graph it ran on; its node ids are the ones in ``edge_grads``.
-        edge_grads: ``{(src, dst): gradient}`` that flowed along each edge (an edge used at two
-            slots, as in ``x * x``, gets the sum). An edge with no entry carried no gradient.
+        graph: the graph it ran on; its node ids are the ones in ``slot_grads`` and
+            ``edge_grads``.
+        slot_grads: ``{(src, slot): gradient}`` sent along ``src``'s ``next_functions[slot]``,
+            for every slot that carried one (``x * x``: two slots into ``x``, each with its
+            own part). A slot with no entry carried no gradient.
+        edge_grads: ``{(src, dst): gradient}`` along each edge: its one slot's gradient; the
+            sum of its slots' when they all feed the same input of ``dst`` (``x * x``); a
+            tuple of the slots' gradients, in slot order (``None`` for a slot that carried
+            nothing), when they feed different outputs of a multi-output op (split, unbind,
+            chunk: see :attr:`EdgeInfo.multi_output`). An edge with no entry carried no
+            gradient. (Exact also when an intermediate given in ``names`` has a hook that
+            changes its gradient, ``y.register_hook(lambda g: 2 * g)``; such a hook on an
+            unnamed intermediate cannot be seen, and the slots into it may show the changed
+            gradient.)
         grads: ``{name: .grad}`` of the named leaves after the call (snapshots: later calls do
-            not change them); ``None`` when a leaf has no gradient.
-        grads_before: the same before the call.
+            not change them); ``None`` when a leaf has no gradient, or when the graph does not
+            reach it (its ``.grad`` is left as it was; ``steps`` has 0 for it).
+        grads_before: the same before the call (``None`` for a leaf the graph does not
+            reach).
         leaf_grads: ``{node_id: .grad}`` of every leaf of the graph after the call, named or not.
         steps: ``{name: step}`` per named leaf.
         step: how many backward calls have accumulated into these leaves since their ``.grad``
@@ -698,7 +819,8 @@ class BackwardRecord:
     """
 
     graph: Graph
-    edge_grads: Mapping[tuple[int, int], torch.Tensor]
+    slot_grads: Mapping[tuple[int, int], torch.Tensor]
+    edge_grads: Mapping[tuple[int, int], torch.Tensor | tuple[torch.Tensor | None, ...]]
     grads: dict[str, torch.Tensor | None]
     grads_before: dict[str, torch.Tensor | None]
     leaf_grads: dict[int, torch.Tensor | None]
@@ -802,33 +924,89 @@ def trace_saved_state(graph: Graph) -> list[tuple[int, SavedTensorInfo]]:
     return out
 
 
-def _plan_hooks(graph: Graph) -> tuple[list[int], frozenset[tuple[int, int]]]:
-    """Which nodes get a hook, and which edges are read at their destination.
+def _input_nrs(info: EdgeInfo) -> tuple[int, ...]:
+    """The input of ``dst`` each slot feeds (``input_nr`` for each, when not recorded)."""
+    return info.input_nrs or (info.input_nr,) * len(info.slots)
 
-    A post-hook on node ``u`` sees ``grad_inputs``: the gradient along each of ``u``'s out-edges.
-    It also sees ``grad_outputs``, what ``u`` received: for a node fed by exactly one edge
-    (one consumer, one slot) that *is* the gradient along that edge. So an edge ``u -> v`` is
-    known when ``u`` is hooked, or when ``v`` is hooked and fed by that edge alone. Edges into
-    leaves and into nodes with several consumers need their source hooked; along runs of
-    single-consumer nodes, hooking every other node covers every edge. This keeps the hook
+
+def _plan_hooks(
+    graph: Graph, changed: frozenset[int] = frozenset()
+) -> tuple[list[int], frozenset[tuple[int, int]]]:
+    """Which nodes get a hook, and which edges ``(src, dst)`` are read at their destination
+    (each of their slots at its own input of ``dst``).
+
+    A post-hook on node ``u`` sees ``grad_inputs``: the gradient along each of ``u``'s
+    ``next_functions`` slots. It also sees ``grad_outputs``, what ``u`` received, one entry per
+    input of ``u`` (per output of the forward op): entry ``k`` is the sum of every slot that
+    feeds input ``k``, so for an input fed by exactly one slot it *is* that slot's gradient.
+    So a slot ``u[i] -> (v, k)`` is known when ``u`` is hooked, or when ``v`` is hooked and
+    its input ``k`` is fed by that slot alone. A multi-output ``v`` (split, unbind) is judged
+    input by input: ``a, b = x.unbind(0)`` feeds each of its two inputs once. Slots into
+    leaves and into inputs fed several times need their source hooked; along runs of
+    single-consumer nodes, hooking every other node covers every slot. This keeps the hook
     count (the cost of recording) well under one per node.
+
+    ``changed``: nodes whose ``grad_outputs`` may differ from what their slots sent (a hook
+    registered on their tensor, ``y.register_hook(lambda g: 2 * g)``, runs before our
+    post-hook sees them); their in-slots are read at the source.
     """
     nodes = graph.nodes
     n = len(nodes)
-    fed = [0] * n
-    for info in graph.edge_info.values():
-        fed[info.dst] += len(info.slots)
-    single = [fed[v] == 1 and nodes[v].kind != "leaf" for v in range(n)]
+    edge_info = graph.edge_info
+    # a node with several inputs (a multi-output op) is judged input by input
+    multi = [len(node.shapes) > 1 for node in nodes]
+    fed = [0] * n  # slots feeding each node, all inputs together
+    into_multi: list[EdgeInfo] = []
+    for info in edge_info.values():
+        d = info[1]
+        fed[d] += len(info[2])
+        if multi[d]:
+            into_multi.append(info)
+    fed_at: dict[tuple[int, int], int] = {}  # (node, input) -> slots, multi-output nodes only
+    for info in into_multi:
+        d = info.dst
+        for nr in _input_nrs(info):
+            fed_at[(d, nr)] = fed_at.get((d, nr), 0) + 1
+    not_leaf = [node.kind != "leaf" for node in nodes]
+    for v in changed:
+        not_leaf[v] = False
+    single = [f == 1 and ok for f, ok in zip(fed, not_leaf, strict=True)]  # one slot in all
+
     hooked = [False] * n
-    for s, d in graph.edges:
-        if not single[d]:
-            hooked[s] = True
-    from_dst: set[tuple[int, int]] = set()
-    for s, d in graph.edges:  # sources in breadth-first order: a node's in-edge comes first
-        if not hooked[s]:
+    for key in edge_info:
+        s, d = key
+        if hooked[s] or single[d]:
+            continue
+        if (
+            multi[d]
+            and not_leaf[d]
+            and all(fed_at[(d, nr)] == 1 for nr in _input_nrs(edge_info[key]))
+        ):
+            continue  # each slot feeds an input of a multi-output op alone
+        hooked[s] = True
+    from_dst: list[tuple[int, int]] = []
+    for key in graph.edge_info:  # sources in breadth-first order
+        s, d = key
+        if not hooked[s]:  # every slot of s feeds an input alone: read them at their dst
             hooked[d] = True
-            from_dst.add((s, d))
+            from_dst.append(key)
     return [v for v in range(n) if hooked[v]], frozenset(from_dst)
+
+
+def _tensor_hooked(functions: list[Any], name_items: list[tuple[str, Any]]) -> frozenset[int]:
+    """Nodes behind named intermediates that have a hook of their own (``register_hook``):
+    such a hook may change the gradient the node receives, so its in-slots cannot be read at
+    the node. (Hooks on unnamed intermediates cannot be seen from the graph.)"""
+    fn_ids = {
+        id(v.grad_fn)
+        for _, v in name_items
+        if isinstance(v, torch.Tensor)
+        and v.grad_fn is not None
+        and getattr(v, "_backward_hooks", None)
+    }
+    if not fn_ids:
+        return frozenset()
+    return frozenset(i for i, fn in enumerate(functions) if id(fn) in fn_ids)
 
 
 def _snapshot(g: torch.Tensor | None) -> torch.Tensor | None:
@@ -876,11 +1054,11 @@ def backward(
             the root's shape; it becomes the root's dtype and device.
         retain_graph: keep saved tensors so backward can run on this graph again.
         names: workspace names -> values; named leaves are reported in ``grads`` and
-            ``steps``.
+            ``steps`` (those the graph does not reach as ``None`` and 0).
         retain: names of intermediates to call ``retain_grad()`` on; their ``.grad`` is
             reported in ``retained``.
         graph: a graph already traced from ``root`` (the pane's); traced here when omitted.
-            Its node ids are the keys of ``edge_grads``.
+            Its node ids are the keys of ``slot_grads`` and ``edge_grads``.
         snapshot: copy leaf gradients after the call (so a later call does not change this
             record); False keeps references to the live ``.grad`` tensors.
 
@@ -937,9 +1115,13 @@ def backward(
             if id(var) in leaf_name_of:
                 before[node.id] = _snapshot(g)
 
-    if graph._hook_plan is None:
-        graph._hook_plan = _plan_hooks(graph)
-    hooked, from_dst = graph._hook_plan
+    changed = _tensor_hooked(functions, name_items)
+    if changed:  # rare: a plan for this call only
+        hooked, from_dst = _plan_hooks(graph, changed)
+    else:
+        if graph._hook_plan is None:
+            graph._hook_plan = _plan_hooks(graph)
+        hooked, from_dst = graph._hook_plan
     captured: list[Any] = [None] * len(nodes)
     setter = captured.__setitem__
     handles = []
@@ -966,6 +1148,7 @@ def backward(
     grads: dict[str, torch.Tensor | None] = {}
     grads_before: dict[str, torch.Tensor | None] = {}
     steps: dict[str, int] = {}
+    reached: set[str] = set()
     step = 0
     for nid, var in leaves:
         g = var.grad
@@ -985,10 +1168,18 @@ def backward(
             grads[leaf_name] = leaf_grads[nid]
             grads_before[leaf_name] = before.get(nid)
             steps[leaf_name] = count
+            reached.add(leaf_name)
+    for leaf_name in leaf_name_of.values():
+        if leaf_name not in reached:  # a named leaf this graph does not reach: nothing flowed
+            grads[leaf_name] = None
+            grads_before[leaf_name] = None
+            steps[leaf_name] = 0
     retained = {name: (_snapshot(t.grad) if snapshot else t.grad) for name, t in retained_pairs}
+    captures = _Captures(graph, captured, from_dst)
     return BackwardRecord(
         graph=graph,
-        edge_grads=_EdgeGrads(graph, captured, from_dst),
+        slot_grads=_SlotGrads(captures),
+        edge_grads=_EdgeGrads(captures),
         grads=grads,
         grads_before=grads_before,
         leaf_grads=leaf_grads,
@@ -1079,11 +1270,26 @@ class HistoryEntry:
     set_to_none: bool | None = None
 
 
-def _norm(g: torch.Tensor | None) -> float | None:
-    """The L2 norm of a gradient in float64; None for no gradient or one without values (meta)."""
-    if g is None or g.device.type == "meta":
+_SPARSE_COMPRESSED = (torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)
+
+
+def grad_norm(t: torch.Tensor | None) -> float | None:
+    """The L2 norm of a gradient (or any tensor), computed in float64, or in complex128 for a
+    complex tensor (``sqrt(sum |z|^2)``: imaginary parts count); ``None`` for ``None`` or for a
+    tensor without values (``meta``). Sparse gradients are measured on their stored values.
+    The one norm the history table, the plot and the graph pane's edge labels share."""
+    if t is None or t.device.type == "meta":
         return None
-    return float(torch.linalg.vector_norm(g.detach().double()))
+    g = t.detach()
+    if g.layout == torch.sparse_coo:
+        g = g.coalesce().values()
+    elif g.layout in _SPARSE_COMPRESSED:
+        g = g.values()
+    wide = torch.complex128 if g.is_complex() else torch.float64
+    return float(torch.linalg.vector_norm(g.to(wide)))
+
+
+_norm = grad_norm  # the old private name
 
 
 def saved_infos(graph: Graph, node_id: int) -> tuple[SavedTensorInfo, ...]:
@@ -1133,10 +1339,7 @@ class GradHistory:
 
     def norms(self, name: str) -> list[float | None]:
         """L2 norm of ``.grad`` of ``name`` after each entry (None: no gradient), to plot."""
-        return [
-            _norm(g)
-            for g in self.values(name)
-        ]
+        return [grad_norm(g) for g in self.values(name)]
 
     def rows(self) -> list[dict[str, Any]]:
         """Table rows: ``{"call", "event", "step", name: norm | None, ...}`` per entry."""
@@ -1145,8 +1348,7 @@ class GradHistory:
         for i, e in enumerate(self.entries, start=1):
             row: dict[str, Any] = {"call": i, "event": e.event, "step": e.step}
             for n in names:
-                g = e.grads.get(n)
-                row[n] = _norm(g)
+                row[n] = grad_norm(e.grads.get(n))
             rows.append(row)
         return rows
 

@@ -106,7 +106,7 @@ _TORCH_DTYPES: dict[str, torch.dtype] = {
     if isinstance(getattr(torch, name, None), torch.dtype)
 }  # fmt: skip
 _NP_DTYPE = re.compile(r"^[<>|]?[biufc][0-9]{1,2}$")
-_RECORD_KINDS = frozenset({"run", "set", "delete", "rename"})
+_RECORD_KINDS = frozenset({"run", "set", "delete", "rename", "autograd"})
 _BINDINGS = frozenset({"assign", "def", "import", "for", "with", "set"})
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from psygnal import Signal, SignalGroup
 
-from . import sandbox
+from . import graph_modules, sandbox
 from .devices import check_device
 from .runner import (
     Controller,
@@ -106,9 +106,11 @@ class Record:
 
     ``kind``: ``"run"`` (a successful top-level statement; ``source`` is its text; ``restricted``
     when it ran under the restricted policy, as every statement read from a file does), ``"set"``
-    (a value handed in; ``source`` is the script text that rebuilds it), ``"delete"`` or
-    ``"rename"``. ``bound``/``changed``/``deleted``: names, in order. ``made``: for each bound
-    name the expression that produced it. ``output``: what it printed; ``notes``: warnings;
+    (a value handed in; ``source`` is the script text that rebuilds it), ``"delete"``,
+    ``"rename"`` or ``"autograd"`` (backward, zero_grad or retain_grad done from the graph pane;
+    ``source`` is the Python that does the same, see :meth:`Workspace.note`).
+    ``bound``/``changed``/``deleted``: names, in order. ``made``: for each bound name the
+    expression that produced it. ``output``: what it printed; ``notes``: warnings;
     ``result``: the repr of an expression statement's value.
     """
 
@@ -447,6 +449,22 @@ class Workspace:
         """How the value ``name`` was made (None for an unknown name)."""
         return self._origins.get(name) if name in self else None
 
+    def note(self, source: str, changed: tuple[str, ...] = ()) -> Record:
+        """Record something done to the workspace's values outside a program, so that the
+        script (:meth:`to_script`) and a saved session reproduce it: the graph pane's
+        ``y.backward()``, ``x.grad = None``, ``h.retain_grad()``. ``source`` is the Python
+        that does the same; ``changed`` the values it changed (each gets a ``changed`` event).
+        A note is never replayed by a device re-run (it is not a program statement).
+        """
+        known = tuple(dict.fromkeys(n for n in changed if n in self))
+        record = Record("autograd", source, changed=known)
+        with self._exclusive():
+            self._history.append(record)
+        for name in known:
+            self.events.changed.emit(name)
+        self.events.ran.emit(record)
+        return record
+
     # -- running -------------------------------------------------------------------------------
 
     @property
@@ -509,6 +527,7 @@ class Workspace:
         try:
             if not mode:  # full Python: factories still check the memory they are asked for
                 guard.enter_context(sandbox.memory_guard())
+            guard.enter_context(graph_modules.recording())  # which ops each module call made
             for stmt in program.statements:
                 keys = set(self._rns)
                 try:

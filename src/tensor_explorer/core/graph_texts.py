@@ -1,0 +1,470 @@
+"""What the autograd graph pane says: node and edge labels, gradients as short text, the
+``gradient=`` field, and the constants cut off from the graph (no Qt).
+
+Every text a person reads is written in English and marked with :func:`N_`; the functions
+take ``tr`` (the pane passes Qt's translator for the ``GraphPanel`` context, which is where
+``qt/graph_panel.py``'s ``_LUPDATE`` table lists these texts for ``pyside6-lupdate``; a test
+checks that every marked text is listed and translated). Without ``tr`` they say English.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import torch
+
+from .autograd import EdgeGrad, Graph, _shape_text, grad_norm
+from .graph_layout import CollapsedGraph
+
+__all__ = [
+    "CUT_REASONS",
+    "GradientInputError",
+    "NodeLabel",
+    "Tr",
+    "bundle_norms",
+    "const_label",
+    "cut_constants",
+    "edge_norms",
+    "edge_texts",
+    "full_values",
+    "node_texts",
+    "ops_text",
+    "parse_gradient",
+    "shape_text",
+    "short_values",
+]
+
+#: a translator: English text in, the text in the interface's language out
+Tr = Callable[[str], str]
+
+
+def N_(text: str) -> str:
+    """Marks ``text`` for translation (returns it unchanged)."""
+    return text
+
+
+def _same(text: str) -> str:
+    return text
+
+
+MAX_CONSTANTS = 12
+
+CUT_REASONS: dict[str, str] = {
+    "no_grad": N_(
+        "Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant "
+        "and gradient stops here."),
+    "inference_mode": N_(
+        "Made inside torch.inference_mode(): no graph and no version counter; this value is a "
+        "constant and gradient stops here."),
+    "detach": N_(
+        "Made by .detach(): it shares memory with the value it came from but is cut off from "
+        "the graph; gradient does not flow through it."),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# numbers as short text
+
+
+def ops_text(labels: Any) -> str:
+    """``A → B → C`` for up to three op labels, else ``A → … → Z (n)``."""
+    labels = list(labels)
+    if len(labels) <= 3:
+        return " → ".join(labels)
+    return f"{labels[0]} → … → {labels[-1]} ({len(labels)})"
+
+
+def shape_text(shape: Any) -> str:
+    """``(3,)``, ``(2, 3)``, ``()``; ``?`` when unknown."""
+    return "?" if shape is None else _shape_text(shape)
+
+
+def _num(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def _as_numbers(t: torch.Tensor) -> np.ndarray | None:
+    if t.device.type == "meta":
+        return None
+    t = t.detach()
+    if t.is_complex():
+        return t.to("cpu").resolve_conj().numpy()
+    return t.to("cpu", torch.float64).numpy()
+
+
+def short_values(t: torch.Tensor | None, limit: int = 4, tr: Tr = _same) -> str:
+    """``None``, ``[2, 4, 6]`` for a few elements, else ``‖·‖ = 7.483``."""
+    if t is None:
+        return "None"
+    a = _as_numbers(t)
+    if a is None:
+        return tr(N_("(meta: no values)"))
+    if a.ndim == 0:
+        return _scalar(a)
+    if a.size <= limit:
+        return _nested(a)
+    return f"‖·‖ = {_num(float(np.linalg.norm(a.reshape(-1))))}"
+
+
+def _scalar(a: np.ndarray) -> str:
+    if np.iscomplexobj(a):
+        z = complex(a)
+        return f"{_num(z.real)}{'+' if z.imag >= 0 else '-'}{_num(abs(z.imag))}j"
+    return _num(float(a))
+
+
+def _nested(a: np.ndarray) -> str:
+    """``[[32], [48]]``: a small array written as nested lists."""
+    if a.ndim == 0:
+        return _scalar(a)
+    return "[" + ", ".join(_nested(sub) for sub in a) + "]"
+
+
+def full_values(t: torch.Tensor | None, tr: Tr = _same) -> str:
+    """The values as text (summarised beyond a few hundred elements)."""
+    if t is None:
+        return "None"
+    a = _as_numbers(t)
+    if a is None:
+        return tr(N_("(meta: no values)"))
+    return np.array2string(a, precision=5, threshold=200, edgeitems=4, suppress_small=False)
+
+
+def norm_text(v: float) -> str:
+    """A norm as the labels write it."""
+    return _num(v)
+
+
+# ---------------------------------------------------------------------------------------------
+# the gradient= field
+
+
+class GradientInputError(ValueError):
+    """The gradient text could not be read. ``message`` is the English template (marked for
+    translation), ``values`` its parameters; :meth:`text` says it in a language."""
+
+    def __init__(self, message: str, *values: object) -> None:
+        self.message = message
+        self.values = values
+        super().__init__(self.text())
+
+    def text(self, tr: Tr = _same) -> str:
+        """The message through ``tr``."""
+        return tr(self.message).format(*self.values)
+
+
+def parse_gradient(text: str, root: torch.Tensor) -> torch.Tensor | None:
+    """The ``gradient=`` argument from the pane's text: empty -> None; ``ones`` / ``zeros`` ->
+    like the root; a number -> the root's shape filled with it; a nested list -> that tensor
+    (its shape is checked by backward)."""
+    t = text.strip()
+    if not t:
+        return None
+    low = t.lower().replace(" ", "")
+    if low in ("ones", "ones_like", "torch.ones_like(root)", "torch.ones_like(y)"):
+        return torch.ones_like(root)
+    if low in ("zeros", "zeros_like", "torch.zeros_like(root)"):
+        return torch.zeros_like(root)
+    try:
+        value = ast.literal_eval(t)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise GradientInputError(N_(
+            "Could not read the gradient '{0}': write ones, a number, or a list like "
+            "[1.0, 1.0] with the root's shape."), t) from None
+    if isinstance(value, bool) or not isinstance(value, (int, float, list, tuple)):
+        raise GradientInputError(N_(
+            "The gradient must be numbers: ones, a number, or a list like [1.0, 1.0]."))
+    if isinstance(value, (int, float)):
+        return torch.full_like(root, float(value))
+    try:
+        return torch.as_tensor(value, dtype=root.dtype, device=root.device)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise GradientInputError(N_(
+            "The gradient list is not a rectangular list of numbers ({0})."), str(exc)
+        ) from None
+
+
+def gradient_code(text: str, root: str) -> str:
+    """The ``gradient=`` text as Python for the script (``root``: the root's name)."""
+    t = text.strip()
+    low = t.lower().replace(" ", "")
+    if low in ("ones", "ones_like", "torch.ones_like(root)", "torch.ones_like(y)"):
+        return f"torch.ones_like({root})"
+    if low in ("zeros", "zeros_like", "torch.zeros_like(root)"):
+        return f"torch.zeros_like({root})"
+    value = ast.literal_eval(t)
+    if isinstance(value, (int, float)):
+        return f"torch.full_like({root}, {float(value)!r})"
+    return f"torch.tensor({value!r}, dtype={root}.dtype, device={root}.device)"
+
+
+# ---------------------------------------------------------------------------------------------
+# node and edge labels
+
+
+class NodeLabel:
+    """What a node box says: a title (bold) and a few lines below it, its kind, whether it is
+    a named value or holds a stale saved tensor, and a tool tip."""
+
+    __slots__ = ("kind", "lines", "named", "stale", "title", "tooltip")
+
+    def __init__(self, title: str, lines: list[str], kind: str = "op", named: bool = False,
+                 stale: bool = False, tooltip: str = "") -> None:
+        self.title = title
+        self.lines = lines
+        self.kind = kind
+        self.named = named
+        self.stale = stale
+        self.tooltip = tooltip
+
+
+def node_texts(
+    shown: Graph | CollapsedGraph,
+    graph: Graph,
+    retained: Mapping[str, torch.Tensor | None],
+    tr: Tr = _same,
+    make: Callable[..., Any] = NodeLabel,
+) -> dict[int, Any]:
+    """What each node of the shown graph says (a leaf's ``.grad`` read live from the leaf);
+    ``make(title, lines, kind, named, stale, tooltip)`` builds each (the view's own class).
+
+    Linear and cheap per node (translations looked up once, shape texts cached): big graphs
+    have tens of thousands of nodes.
+    """
+    t_leaf = tr(N_("leaf {0} {1}"))
+    t_ops = tr(N_("{0} ops"))
+    t_repeat = tr(N_("{0} × {1} ops"))
+    t_block = tr(N_("block {0} of {1}"))
+    t_expand = tr(N_("click to expand"))
+    t_root_named = tr(N_("root: {0}"))
+    t_root = tr(N_("root"))
+    t_retained = tr(N_("grad (retained) = {0}"))
+    t_stale = tr(N_("saved tensor changed in place!"))
+    tip_leaf = tr(N_("A leaf: backward accumulates its gradient into .grad."))
+    tip_group = tr(N_("A chain of operations with one input and one consumer each."))
+    tip_repeat = tr(N_("The same block of operations {0} times in a row (a loop, or a stack of "
+                       "layers): click to show the blocks."))
+    tip_block = tr(N_("One block of a repeated run; block 1 was computed first. Click to show "
+                      "its operations."))
+    tip_op = tr(N_("Click for its saved tensors."))
+    meta_cache: dict[tuple[Any, Any], tuple[str, str, str]] = {}
+    groups = shown.groups if isinstance(shown, CollapsedGraph) else {}
+    infos = shown.info if isinstance(shown, CollapsedGraph) else {}
+    out: dict[int, Any] = {}
+    for node in shown.nodes:
+        mk = (node.shapes[0] if node.shapes else None, node.dtypes[0] if node.dtypes else None)
+        cached = meta_cache.get(mk)
+        if cached is None:
+            shape = shape_text(mk[0]) if mk[0] is not None else ""
+            dtype = (mk[1] or "").replace("torch.", "")
+            cached = meta_cache[mk] = (f"{shape} {dtype}".strip(), shape, dtype)
+        meta = cached[0]
+        named = node.tensor is not None
+        kind = node.kind
+        saved = node.saved
+        stale = bool(saved) and True in [sv.stale for sv in saved]
+        if kind == "leaf":
+            var = graph.leaf_tensor(node.id)
+            grad = None if var is None else var.grad
+            title = node.tensor or "AccumulateGrad"
+            lines = [t_leaf.format(cached[1], cached[2]).strip(),
+                     f"grad = {short_values(grad, tr=tr)}"]
+            tip = tip_leaf
+        elif kind == "group":
+            members = groups.get(node.id, ())
+            info = infos.get(node.id)
+            if info is not None and info.kind == "repeat":
+                title = t_repeat.format(info.repeats, len(info.block_ops))
+                lines = [ops_text(info.block_ops), t_expand]
+                tip = tip_repeat.format(info.repeats)
+            elif info is not None and info.kind == "block":
+                title = t_block.format(info.index, info.repeats)
+                lines = [ops_text(info.block_ops), t_expand]
+                tip = tip_block
+            else:
+                first = graph.nodes[members[0]].label if members else ""
+                last = graph.nodes[members[-1]].label if members else ""
+                title = t_ops.format(len(members))
+                lines = [f"{first} … {last}", t_expand]
+                tip = tip_group
+        else:
+            title = node.label
+            lines = []
+            if kind == "root":
+                lines.append(t_root_named.format(node.tensor) if named else t_root)
+            elif named:
+                lines.append(f"= {node.tensor}")
+            lines.append(meta)
+            if node.tensor is not None and node.tensor in retained:
+                lines.append(t_retained.format(short_values(retained[node.tensor], tr=tr)))
+            if stale:
+                lines.append(t_stale)
+            tip = tip_op
+        out[node.id] = make(title, lines, kind, named, stale, tip)
+    return out
+
+
+def _parts(g: EdgeGrad | None) -> list[torch.Tensor | None]:
+    """An edge's gradient as a list of parts (one, or one per output of a multi-output op)."""
+    if g is None:
+        return []
+    return list(g) if isinstance(g, tuple) else [g]
+
+
+def edge_grad_norm(g: EdgeGrad | None) -> float | None:
+    """The norm of an edge's gradient; for one that feeds several outputs of a multi-output op
+    (a tuple), of all its parts together (root of the sum of squares). None: no gradient."""
+    norms = [grad_norm(p) for p in _parts(g)]
+    known = [n for n in norms if n is not None]
+    if not known:
+        return None
+    return float(sum(n * n for n in known) ** 0.5)
+
+
+def edge_norms(record: Any) -> dict[tuple[int, int], float | None]:
+    """The norm of the gradient along every edge of a :class:`BackwardRecord`."""
+    return {k: edge_grad_norm(g) for k, g in record.edge_grads.items()}
+
+
+def bundle_norms(
+    shown: Graph | CollapsedGraph, record: Any | None
+) -> dict[tuple[int, int], float | None]:
+    """For each shown edge that stands for several edges (a group of repeated blocks to a leaf
+    they all read), the norm of the sum of their gradients: what the group sends along it.
+
+    All the edges of a bundle end at the same node; when they feed different outputs of a
+    multi-output op, the sums per output are combined as one vector (root of the sum of
+    squares). ``None`` where no gradient flowed.
+    """
+    out: dict[tuple[int, int], float | None] = {}
+    if record is None or not isinstance(shown, CollapsedGraph):
+        return out
+    slot_grads = record.slot_grads
+    info_of = shown.source.edge_info
+    for key, originals in shown.bundles.items():
+        sums: dict[int, torch.Tensor] = {}
+        for e in originals:
+            info = info_of.get(e)
+            if info is None:
+                continue
+            for slot, nr in zip(info.slots, info.input_nrs, strict=True):
+                g = slot_grads.get((e[0], slot))
+                if g is None or g.device.type == "meta":
+                    continue
+                g64 = g.detach().to(torch.complex128 if g.is_complex() else torch.float64)
+                prev = sums.get(nr)
+                sums[nr] = g64 if prev is None else prev + g64
+        if not sums:
+            out[key] = None
+        else:
+            sq = sum(float(torch.linalg.vector_norm(t)) ** 2 for t in sums.values())
+            out[key] = sq ** 0.5
+    return out
+
+
+def edge_texts(
+    shown: Graph | CollapsedGraph,
+    graph: Graph,
+    norms: Mapping[tuple[int, int], float | None] | None,
+    bundled: Mapping[tuple[int, int], float | None] | None = None,
+    tr: Tr = _same,
+) -> tuple[dict[tuple[int, int], str], dict[tuple[int, int], int]]:
+    """Label (shape, and the gradient's norm after backward) and kind (0 plain, 1 carried a
+    gradient) of each shown edge.
+
+    ``norms`` are by original edge; an edge that stands for several (see :func:`bundle_norms`,
+    which gives ``bundled``) says how many (``× N``) and the norm of their sum. An input used
+    twice by one op (``x * x``) says ``×2``; an edge into several outputs of a multi-output op
+    (``split``) says which outputs.
+    """
+    labels: dict[tuple[int, int], str] = {}
+    kinds: dict[tuple[int, int], int] = {}
+    edge_map = shown.edge_map if isinstance(shown, CollapsedGraph) else None
+    bundles = shown.bundles if isinstance(shown, CollapsedGraph) else {}
+    no_grad = "\n" + tr(N_("no grad"))
+    t_outputs = tr(N_("outputs {0}"))
+    cache: dict[tuple[Any, ...], str] = {}
+    info_of = graph.edge_info
+    for key in shown.edges:
+        bundle = bundles.get(key)
+        norm: float | None
+        if bundle is not None:
+            info = info_of.get(bundle[0])
+            shape = shape_text(info.shape) if info is not None and info.shape is not None else ""
+            text = f"{shape} × {len(bundle)}".strip()
+            norm, sign = (None if bundled is None else bundled.get(key)), "‖∑∇‖"
+        else:
+            orig = edge_map[key] if edge_map is not None else key
+            info = info_of.get(orig)
+            ck: tuple[Any, ...] = ((None, 1, ()) if info is None
+                                   else (info.shape, len(info.slots), info.input_nrs))
+            cached = cache.get(ck)
+            if cached is None:
+                nrs = sorted(set(ck[2]))
+                if len(nrs) > 1:
+                    cached = t_outputs.format(", ".join(map(str, nrs)))
+                else:
+                    cached = shape_text(ck[0]) if ck[0] is not None else ""
+                    if ck[1] > 1:
+                        cached += f" ×{ck[1]}"
+                cache[ck] = cached
+            text = cached
+            norm, sign = (None if norms is None else norms.get(orig)), "‖∇‖"
+        if norms is not None:
+            if norm is None:
+                text += no_grad
+            else:
+                text += f"\n{sign} = {_num(norm)}"
+                kinds[key] = 1
+        labels[key] = text
+    return labels, kinds
+
+
+# ---------------------------------------------------------------------------------------------
+# constants cut off from the graph
+
+
+def const_label(name: str, reason: str, tr: Tr = _same,
+                make: Callable[..., Any] = NodeLabel) -> Any:
+    """What the box of a cut-off constant says (``reason``: a key of :data:`CUT_REASONS`)."""
+    return make(
+        name,
+        [tr(N_("constant · {0}")).format(reason), tr(N_("gradient stops here"))],
+        "const",
+        False,
+        False,
+        tr(CUT_REASONS[reason]),
+    )
+
+
+def cut_constants(ws: Any, graph: Graph | None, selected: str | None) -> list[tuple[str, str,
+                                                                                    list[int]]]:
+    """Workspace tensors cut off from the graph (origin says no_grad / inference_mode /
+    detach): ``(name, reason, ids of the graph nodes named in the expression that made it)``."""
+    by_name: dict[str, list[int]] = {}
+    if graph is not None:
+        for node in graph.nodes:
+            for t in node.tensors:
+                by_name.setdefault(t, []).append(node.id)
+    out: list[tuple[str, str, list[int]]] = []
+    for name in ws.names():
+        value = ws.get(name)
+        if not isinstance(value, torch.Tensor) or value.grad_fn is not None:
+            continue
+        origin = ws.origin(name)
+        reason = origin.cut_off if origin is not None else None
+        if reason is None or reason not in CUT_REASONS:
+            continue
+        expr = origin.call or origin.statement or ""
+        refs = set(re.findall(r"[A-Za-z_]\w*", expr))
+        sources = sorted({i for r in refs for i in by_name.get(r, ())})
+        if not sources and name != selected:
+            continue
+        out.append((name, reason, sources))
+        if len(out) >= MAX_CONSTANTS:
+            break
+    return out

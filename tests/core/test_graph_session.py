@@ -1,0 +1,220 @@
+"""core/graph_session: the graph pane's model without Qt — which graph, backward and its
+accumulation, what the script says was done, and messages that describe the graph shown now.
+Ground truth: torch's own backward on the same program, and the script run as plain Python."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+from tensor_explorer.core.graph_layout import CollapsedGraph
+from tensor_explorer.core.graph_session import Built, GraphSession, Message
+from tensor_explorer.core.workspace import Workspace
+
+CHAIN = "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\nh = x * 2\ny = (h * h).sum()\n"
+
+
+def session_on(source: str) -> tuple[Workspace, GraphSession, list[Any]]:
+    ws = Workspace()
+    ws.run(source)
+    s = GraphSession(ws)
+    seen: list[Any] = []
+    s.events.shown.connect(lambda built: seen.append(built))
+    s.run(s.follow())
+    return ws, s, seen
+
+
+def run_script(ws: Workspace) -> dict[str, Any]:
+    """The workspace's script run as plain Python."""
+    ns: dict[str, Any] = {}
+    exec(compile(ws.to_script(), "<script>", "exec"), ns)  # our own script
+    return ns
+
+
+def said(s: GraphSession) -> str:
+    return "" if s.message is None else s.message.render()
+
+
+def test_follow_shows_the_last_value_with_a_graph() -> None:
+    ws, s, seen = session_on(CHAIN + "z = torch.ones(2)\n")
+    assert s.target == "y" and s.root is ws["y"]
+    assert isinstance(seen[-1], Built) and seen[-1].graph is s.graph
+    assert s.graph is not None and s.graph.function(0) is ws["y"].grad_fn
+    ws.selected = "h"
+    s.run(s.follow())
+    assert s.target == "h" and s.graph is not None and s.graph.function(0) is ws["h"].grad_fn
+
+
+def test_no_graph_says_why_in_each_language() -> None:
+    ws, s, seen = session_on("x = torch.ones(3, requires_grad=True)\n")
+    assert s.graph is None and seen[-1] is None
+    assert s.nothing is not None and "No value has a grad_fn" in s.nothing.render()
+    ws.selected = "x"
+    s.run(s.follow())
+    assert s.nothing is not None and "leaf" in s.nothing.render()
+    assert "叶子" in s.nothing.render(lang="zh")
+
+
+def test_backward_records_gradients_and_writes_the_script() -> None:
+    ws, s, _ = session_on(CHAIN)
+    changes: list[str] = []
+    ws.events.changed.connect(changes.append)
+    s.run(s.backward(times=3, retain_graph=True, retain="h"))
+    x = ws["x"]
+    ref = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for _ in range(3):
+        ((ref * 2) * (ref * 2)).sum().backward(retain_graph=True)
+    assert torch.equal(x.grad, ref.grad)
+    assert [e.step for e in s.history.entries] == [1, 2, 3]
+    assert "x" in changes
+    assert s.message is not None and s.message.kind == "ok"
+    assert "call 3" in said(s)
+    # the script reproduces it: the retained intermediate and three calls
+    script = ws.to_script()
+    assert "h.retain_grad()" in script
+    assert "for _ in range(3):\n    y.backward(retain_graph=True)" in script
+    ns = run_script(ws)
+    assert torch.equal(ns["x"].grad, x.grad)
+    assert torch.equal(ns["h"].grad, s.retained["h"])
+
+
+def test_gradient_text_is_written_as_code() -> None:
+    ws, s, _ = session_on("x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x * 3\n")
+    s.run(s.backward(gradient="[1.0, 0.5]"))
+    assert torch.equal(ws["x"].grad, torch.tensor([3.0, 1.5]))
+    ns = run_script(ws)
+    assert torch.equal(ns["x"].grad, ws["x"].grad)
+    s.run(s.backward(gradient="ones", retain_graph=False))  # graph freed by the first call
+    assert s.message is not None and s.message.kind == "error"
+
+
+def test_zero_grad_is_in_the_script() -> None:
+    ws, s, _ = session_on(CHAIN)
+    s.run(s.backward(retain_graph=True))
+    assert s.zero_grad(set_to_none=False)
+    assert torch.equal(ws["x"].grad, torch.zeros(3))
+    assert "x.grad.zero_()" in ws.to_script()
+    assert torch.equal(run_script(ws)["x"].grad, torch.zeros(3))
+    assert s.zero_grad(set_to_none=True)
+    assert ws["x"].grad is None
+    assert "x.grad = None" in ws.to_script()
+    assert run_script(ws)["x"].grad is None
+    assert [e.event for e in s.history.entries] == ["backward", "zero_grad", "zero_grad"]
+
+
+def test_an_error_is_forgotten_when_the_root_is_recomputed() -> None:
+    ws, s, _ = session_on(CHAIN)
+    s.run(s.backward())
+    s.run(s.backward())  # the graph was freed
+    assert s.message is not None and s.message.kind == "error"
+    assert "retain_graph" in said(s)
+    assert len(s.history) == 1
+    ws.run("y = (h * h).sum()")  # a new forward pass (h's graph is still there)
+    s.run(s.follow())
+    assert s.message is None  # it spoke of the old graph
+    assert len(s.history) == 0 and s.record is None and s.edge_norms is None
+
+
+def test_a_message_is_forgotten_when_the_workspace_runs_something() -> None:
+    ws, s, _ = session_on(CHAIN)
+    s.run(s.backward(retain_graph=True))
+    s.zero_grad(set_to_none=True)
+    assert "None now" in said(s)
+    s.run(s.follow())  # nothing ran: still true
+    assert "None now" in said(s)
+    ws.run("y.backward()")  # the user's own backward: the leaves have gradients again
+    s.run(s.follow())
+    assert s.message is None
+
+
+def test_messages_render_in_chinese_through_tr() -> None:
+    _ws, s, _ = session_on(CHAIN)
+    table = {"There is no graph to work on.": "没有可操作的计算图。"}
+    msg = Message("There is no graph to work on.")
+    assert msg.render(lambda t: table.get(t, t), "zh") == "没有可操作的计算图。"
+    s.run(s.backward())
+    s.run(s.backward())
+    assert s.message is not None
+    assert "retain_graph" in s.message.render(lang="zh")
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in s.message.render(lang="zh"))
+
+
+def test_edge_labels_show_each_use_and_each_output() -> None:
+    ws, s, _ = session_on(
+        "x = torch.arange(5.0, requires_grad=True)\np, q = x.split([2, 3])\n"
+        "y = torch.cat([q, p]).sum() + (x * x).sum()\n")
+    s.run(s.backward())
+    graph = s.graph
+    assert graph is not None
+    labels, kinds = s.edge_labels()
+    by_pair = {(graph.nodes[a].label, graph.nodes[b].label): labels[(a, b)]
+               for a, b in graph.edges}
+    assert by_pair[("CatBackward0", "SplitWithSizesBackward0")].startswith("outputs 0, 1")
+    mul = next(v for (a, b), v in by_pair.items() if a == "MulBackward0")
+    assert mul.startswith("(5,) ×2")
+    assert all(kinds.get(e) == 1 for e in graph.edges)
+    x = ws["x"]
+    assert torch.equal(x.grad, torch.ones(5) + 2 * torch.arange(5.0))
+
+
+def test_complex_gradients_keep_their_imaginary_parts_in_labels() -> None:
+    ws, s, _ = session_on(
+        "z = torch.tensor([3 + 4j, 5j], requires_grad=True)\ny = (z * 1).abs().sum()\n")
+    s.run(s.backward())
+    assert s.edge_norms is not None
+    g = ws["z"].grad
+    want = float(torch.linalg.vector_norm(g.to(torch.complex128)))
+    z_node = next(n.id for n in s.graph.leaves()) if s.graph else None
+    got = [v for (a, b), v in s.edge_norms.items() if b == z_node]
+    assert got and got[0] == pytest.approx(want)
+
+
+def test_expand_opens_a_folded_group() -> None:
+    _ws, s, _ = session_on(
+        "W = torch.randn(3, 3, requires_grad=True)\nh = torch.zeros(3)\n"
+        "for t in range(60):\n    h = torch.tanh(h @ W + 1)\nloss = h.sum()\n")
+    shown = s.shown
+    assert isinstance(shown, CollapsedGraph) and shown.groups
+    key = next(iter(shown.groups))
+    s.run(s.expand(key))
+    assert key in s.expanded
+    assert isinstance(s.shown, CollapsedGraph) and key not in s.shown.groups
+    assert s.message is not None and "Expanded" in said(s)
+
+
+def test_numerical_check_passes_on_a_program() -> None:
+    _ws, s, _ = session_on("a = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+                          "y = (a.sin() * a).sum()\n")
+    s.run(s.numerical_check())
+    assert s.check_result is not None and s.check_result.passed
+    assert s.message is not None and s.message.kind == "ok" and "passed" in said(s)
+
+
+def test_rerun_on_a_device_leaves_the_workspace_alone() -> None:
+    ws, s, _ = session_on(CHAIN)
+    s.run(s.rerun_on("meta"))
+    assert s.replica is not None and s.root is not None and s.root.device.type == "meta"
+    assert ws["y"].device.type == "cpu"
+    s.run(s.backward())  # on the copy: nothing written to the workspace's script
+    assert ".backward(" not in ws.to_script()
+    s.run(s.rerun_on("cpu"))
+    assert s.replica is None and s.root is ws["y"]
+
+
+def test_handed_in_values_cannot_be_rerun() -> None:
+    ws = Workspace()
+    ws["x"] = torch.ones(2, requires_grad=True)
+    ws.run("y = (x * 2).sum()")
+    s = GraphSession(ws)
+    s.run(s.follow())
+    assert s.rerun_on("meta") is None
+    assert s.message is not None and "handed in" in said(s)
+
+
+def test_backward_while_a_program_runs_is_refused() -> None:
+    ws, s, _ = session_on(CHAIN)
+    with ws._lock:  # as while a program runs
+        assert s.backward() is None
+    assert s.message is not None and s.message.kind == "warning"
