@@ -1,10 +1,13 @@
 """Benchmark: trace + layout + first draw of big autograd graphs in the graph pane's view.
 
 Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_graph_draw.py
-[--sizes 1000 5000 20000] [--repeat 3]``
+[--sizes 1000 5000 20000] [--repeat 3] [--graphs loop rnn]``
 
-Graphs are built like ``bench_graph.py`` does (small elementwise ops in a loop, eight leaves
-reused, a branch every few steps). For each size it reports the median of ``--repeat`` runs of:
+Two kinds of graphs: ``loop``, built like ``bench_graph.py`` does (small elementwise ops in a
+loop, eight leaves reused all the way down, a branch every few steps), and ``rnn``, a recurrent
+loop ``h = tanh(h @ W + x[t])`` (four nodes a step; the weight ``W`` and the input ``x`` are read
+by every step: long edges, drawn along one bus each). For each size it reports the median of
+``--repeat`` runs of:
 
 - ``trace``: ``tx.trace`` alone (with saved-tensor info) — the baseline every ratio refers to,
   measured in the same run;
@@ -45,7 +48,7 @@ except ImportError:  # running from a checkout without an installed package
 import torch  # noqa: E402
 from PySide6 import QtGui, QtWidgets  # noqa: E402
 
-from bench_graph import build  # noqa: E402
+from bench_graph import build as build_loop  # noqa: E402
 from tensor_explorer.core.autograd import trace  # noqa: E402
 from tensor_explorer.core.graph_layout import collapse  # noqa: E402
 from tensor_explorer.qt.graph_panel import COLLAPSE_ABOVE, _drawing  # noqa: E402
@@ -82,10 +85,31 @@ def draw_once(view: GraphView, root: torch.Tensor, names: dict[str, torch.Tensor
             "total": t4 - t0, "shown": float(len(shown.nodes))}
 
 
+def build_rnn(n_nodes: int) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """``h = tanh(h @ W + x[t])`` for about ``n_nodes / 4`` steps: MmBackward0, SelectBackward0,
+    AddBackward0, TanhBackward0 a step; every step reads the leaves ``W`` and ``x``."""
+    steps = max(2, (n_nodes - 3) // 4)
+    g = torch.Generator().manual_seed(0)
+    w = (torch.randn(16, 16, generator=g) / 4).requires_grad_(True)
+    x = torch.randn(steps, 16, generator=g).requires_grad_(True)
+    h = torch.zeros(1, 16)
+    for t in range(steps):
+        h = torch.tanh(h @ w + x[t])
+    return h.sum(), {"W": w, "x": x}
+
+
+def build(kind: str, n_nodes: int) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    if kind == "rnn":
+        return build_rnn(n_nodes)
+    root, leaves = build_loop(n_nodes)
+    return root, {f"w{i}": t for i, t in enumerate(leaves)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 20000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--graphs", nargs="+", choices=("loop", "rnn"), default=["loop", "rnn"])
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
@@ -99,40 +123,45 @@ def main(argv: list[str] | None = None) -> int:
     cols = ("pane", "blocks", "full")
     head = " | ".join(f"{c:>7} {'ratio':>5} {'shown':>6} ({'layout':>6} {'items':>6} "
                       f"{'paint':>6})" for c in cols)
-    print(f"{'nodes':>7} {'trace':>7} | {head}")
-    for n in args.sizes:
-        root, leaves = build(n)
-        names = {f"w{i}": t for i, t in enumerate(leaves)}
-        names["out"] = root
-        trace(root, names)  # warm caches
-        draw_once(view, root, names, "pane")
-        base: list[float] = []
-        rows: dict[str, list[dict[str, float]]] = {c: [] for c in cols}
-        for _ in range(args.repeat):
-            gc.collect()
-            t0 = time.perf_counter()
-            trace(root, names)
-            base.append(time.perf_counter() - t0)
-            for mode in cols:
-                gc.collect()
-                rows[mode].append(draw_once(view, root, names, mode))
-                app.processEvents()
-        tb = statistics.median(base)
-
-        def med(mode: str, key: str, rows: dict[str, list[dict[str, float]]] = rows) -> float:
-            return statistics.median(r[key] for r in rows[mode])
-
-        parts = [
-            f"{med(c, 'total') * 1e3:>7.1f} {med(c, 'total') / tb:>5.1f} "
-            f"{int(med(c, 'shown')):>6} ({med(c, 'layout') * 1e3:>6.1f} "
-            f"{med(c, 'items') * 1e3:>6.1f} {med(c, 'paint') * 1e3:>6.1f})"
-            for c in cols
-        ]
-        graph_n = len(trace(root, names, saved=False))
-        print(f"{graph_n:>7} {tb * 1e3:>7.1f} | " + " | ".join(parts))
-        view.clear()
-        del root, leaves, names
+    for kind in args.graphs:
+        print(f"graph: {kind}")
+        print(f"{'nodes':>7} {'trace':>7} | {head}")
+        for n in args.sizes:
+            run_size(app, view, kind, n, args.repeat, cols)
     return 0
+
+
+def run_size(app: QtWidgets.QApplication, view: GraphView, kind: str, n: int, repeat: int,
+             cols: tuple[str, ...]) -> None:
+    root, names = build(kind, n)
+    names["out"] = root
+    trace(root, names)  # warm caches
+    draw_once(view, root, names, "pane")
+    base: list[float] = []
+    rows: dict[str, list[dict[str, float]]] = {c: [] for c in cols}
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        trace(root, names)
+        base.append(time.perf_counter() - t0)
+        for mode in cols:
+            gc.collect()
+            rows[mode].append(draw_once(view, root, names, mode))
+            app.processEvents()
+    tb = statistics.median(base)
+
+    def med(mode: str, key: str) -> float:
+        return statistics.median(r[key] for r in rows[mode])
+
+    parts = [
+        f"{med(c, 'total') * 1e3:>7.1f} {med(c, 'total') / tb:>5.1f} "
+        f"{int(med(c, 'shown')):>6} ({med(c, 'layout') * 1e3:>6.1f} "
+        f"{med(c, 'items') * 1e3:>6.1f} {med(c, 'paint') * 1e3:>6.1f})"
+        for c in cols
+    ]
+    graph_n = len(trace(root, names, saved=False))
+    print(f"{graph_n:>7} {tb * 1e3:>7.1f} | " + " | ".join(parts))
+    view.clear()
 
 
 if __name__ == "__main__":

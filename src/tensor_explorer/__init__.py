@@ -1,8 +1,8 @@
 """Tensor Explorer: see what a PyTorch tensor is, which values share memory, how autograd flows.
 
 The public API (``describe``, ``stats``, ``diagnose``, ``load_array``, ``Workspace``, ``trace``,
-``backward``, ``explore``...) is loaded lazily, so ``import tensor_explorer`` is cheap and never
-imports Qt. Only :func:`explore` touches Qt, and only when it is called.
+``backward``, ``layout``, ``explore``...) is loaded lazily, so ``import tensor_explorer`` is
+cheap and never imports Qt. Only :func:`explore` touches Qt, and only when it is called.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "Graph": ".core.autograd",
     "Node": ".core.autograd",
     "BackwardRecord": ".core.autograd",
+    "layout": ".core.graph_session",
     "explore": ".explore",
 }
 
@@ -58,6 +59,7 @@ __all__ = [
     "diagnose",
     "element_offsets",
     "explore",
+    "layout",
     "load_array",
     "load_arrays",
     "relation",
@@ -71,6 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .core.devices import devices
     from .core.diagnose import Diagnosis, diagnose
     from .core.facts import TensorFacts, describe
+    from .core.graph_session import layout
     from .core.loading import LoadError, load_array, load_arrays, to_tensor
     from .core.memory import Relation, element_offsets, relation
     from .core.runner import ProgramError

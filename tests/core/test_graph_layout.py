@@ -1,6 +1,6 @@
-"""core/graph_layout: layered layout invariants (rows, order, gaps, longest-path layering, no
-crossings where none are needed, speed at 20k nodes), chain collapsing, and repeated blocks
-(loops, stacks of layers) checked against torch's own graph."""
+"""core/graph_layout: layered layout invariants (rows, order, gaps, each node just above its
+nearest consumer, no crossings where none are needed, speed at 20k nodes), chain collapsing, and
+repeated blocks (loops, stacks of layers) checked against torch's own graph."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def synthetic(edges: list[tuple[int, int]], n: int, leaves: set[int] | None = No
 
 
 def reference_layers(graph: Graph) -> dict[int, int]:
-    """Longest path to a node without inputs, computed by memoised relaxation."""
+    """Longest path to a node without inputs, computed by relaxation."""
     children: dict[int, list[int]] = defaultdict(list)
     for s, d in graph.edges:
         children[s].append(d)
@@ -56,6 +56,26 @@ def reference_layers(graph: Graph) -> dict[int, int]:
                 layer[s] = layer[d] + 1
                 changed = True
     return layer
+
+
+def reference_rows(graph: Graph) -> dict[int, int]:
+    """The layout's rows: longest-path layers, then every node that has consumers one row
+    above its nearest consumer (nodes without consumers keep their layer), rows numbered
+    without gaps."""
+    longest = reference_layers(graph)
+    consumers: dict[int, list[int]] = defaultdict(list)
+    for s, d in graph.edges:
+        consumers[d].append(s)
+    memo: dict[int, int] = {}
+
+    def row(v: int) -> int:
+        if v not in memo:
+            memo[v] = min(row(c) for c in consumers[v]) - 1 if consumers[v] else longest[v]
+        return memo[v]
+
+    raw = {n.id: row(n.id) for n in graph.nodes}
+    rank = {y: i for i, y in enumerate(sorted(set(raw.values())))}
+    return {k: rank[v] for k, v in raw.items()}
 
 
 def crossings(graph: Graph, pos: dict[int, tuple[float, float]]) -> int:
@@ -88,11 +108,15 @@ def check_basic_invariants(graph: Graph, pos: dict[int, tuple[float, float]], ga
     ys = {nid: p[1] for nid, p in pos.items()}
     root_y = ys[graph.root]
     assert all(y < root_y for nid, y in ys.items() if nid != graph.root)  # root alone, bottom
-    for n in graph.nodes:
-        if not n.next_ids or all(i is None for i in n.next_ids):
-            assert ys[n.id] == 0.0  # nodes without inputs (leaves) on the top row
     for s, d in graph.edges:
         assert ys[s] > ys[d]  # every edge points up, from consumer to input
+    # every node with consumers is on the row just above its nearest (highest) consumer
+    row_of = {y: i for i, y in enumerate(sorted(set(ys.values())))}
+    nearest: dict[int, int] = {}
+    for s, d in graph.edges:
+        nearest[d] = min(nearest.get(d, 1 << 30), row_of[ys[s]])
+    for nid, r in nearest.items():
+        assert row_of[ys[nid]] == r - 1
     rows: dict[float, list[float]] = defaultdict(list)
     for x, y in pos.values():
         rows[y].append(x)
@@ -111,12 +135,15 @@ def test_layout_of_a_traced_graph() -> None:
     assert layout(graph, node_gap=2.0, layer_gap=3.0) == pos  # deterministic
 
 
-def test_layering_is_longest_path() -> None:
+def test_layering_puts_each_node_just_above_its_nearest_consumer() -> None:
     graph, _ = torch_graph()
-    assert layers(graph) == reference_layers(graph)
+    ref = reference_rows(graph)
+    assert layers(graph) == ref
     pos = layout(graph, layer_gap=5.0)
-    ref = reference_layers(graph)
     assert all(pos[nid][1] == 5.0 * ref[nid] for nid in ref)
+    # a leaf read only near the root sits just above it, not on the top row
+    late = synthetic([(0, 1), (1, 2), (2, 3), (0, 4)], 5)  # 4: a leaf read by the root
+    assert layers(late) == {3: 0, 2: 1, 1: 2, 4: 2, 0: 3}
 
 
 def test_widths_are_respected() -> None:

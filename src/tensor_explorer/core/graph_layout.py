@@ -1,24 +1,40 @@
 """Layered layout of autograd graphs, and collapsing of big ones, as pure functions (no Qt).
 
-:func:`layout` places a :class:`~tensor_explorer.core.autograd.Graph` (or a
-:class:`CollapsedGraph`) as a layered DAG: leaves on the top row, the root alone on the bottom
-row. It is the Sugiyama recipe cut down to what stays near-linear in the number of edges:
+:func:`place` places a :class:`~tensor_explorer.core.autograd.Graph` (or a
+:class:`CollapsedGraph`) as a layered DAG and says how each edge is routed past the rows it
+spans; :func:`layout` gives only the node positions. Inputs are above the ops that read them,
+the root alone on the bottom row. It is the Sugiyama recipe cut down to what stays near-linear
+in the number of edges:
 
-1. longest-path layering (a node sits one row below its lowest input), one pass in
-   topological order;
-2. a few barycentre ordering sweeps, each done for all rows at once with NumPy (every node
-   moves to the mean position of its neighbours, then each row is re-ranked by a single sort);
-3. compact coordinates: each node is pulled to the mean x of its neighbours and each row is
-   packed left-to-right and right-to-left with a segmented cumulative maximum (keeping the
-   order and the minimum gaps), the two passes averaged.
+1. **layering**: longest path from the leaves (one pass in topological order), then every
+   node that has consumers moves down to the row just above its nearest consumer, from the
+   root upwards (rows left empty are removed). A leaf sits just above its first use and a
+   value just above where it is first read, so ordinary edges span one row;
+2. **long edges**: an edge that spans several rows must pass the rows between without going
+   through their boxes. Each node whose lowest consumer is two or more rows below it gets one
+   *bus*: a straight vertical line of virtual points, one per row from the row below the node
+   down to the row above that consumer, each reserving a narrow slot in its row. Every long
+   edge of the node runs along the bus and leaves it at the row above its consumer, so a weight
+   read by every step of a 5000-step loop costs one bus (a point per row), not one chain of
+   points per read (quadratic). When the buses would hold more than ``max_dummies`` points,
+   the longest ones are left out and their edges go round the drawing through *lanes* (one per
+   node, in the left margin) instead;
+3. **ordering**: a few barycentre sweeps over nodes and bus points (each row sorted by the
+   mean position of its neighbours in the row below or above, alternating); the last sweep
+   goes down, which keeps any two buses in the same order in every row they share;
+4. **coordinates**: every node, and every bus as one block (all its points at one x), is
+   pulled to the mean x of its neighbours and then placed as near to that as the rows allow,
+   keeping their order and minimum gaps: a left-to-right and a right-to-left pass over the
+   blocks in topological order of "just left of, in some row", averaged (without buses: a
+   segmented cumulative maximum per row with NumPy).
 
-No dummy nodes are inserted for long edges (an edge from a leaf on the top row to an operation
-far below is drawn straight), which is what keeps it linear: 20k nodes lay out in well under a
-second. The pane calls it from a worker thread; ``cancel`` lets it give up between phases.
+20k nodes lay out in about a second even when a few leaves are read all the way down. The pane
+calls it from a worker thread; ``cancel`` lets it give up between phases.
 
 Coordinates are abstract units: ``node_gap`` between neighbours in a row (plus their widths,
-when given), ``layer_gap`` between rows; y grows downwards (Qt scene convention), so the top row
-(leaves) is y = 0.
+when given; ``bus_gap`` next to a bus), rows are numbered from 0 at the top; y grows downwards
+(Qt scene convention). :mod:`.graph_drawing` turns a :class:`Placement` into boxes and one
+polyline per edge.
 
 Collapsing turns a big graph into a :class:`CollapsedGraph` with group nodes (kind ``"group"``)
 that the pane expands again by id:
@@ -45,14 +61,24 @@ import numpy as np
 from .autograd import Graph, Node, _no_gc
 
 __all__ = [
+    "BUS",
+    "DIRECT",
+    "LANE",
     "CollapsedGraph",
     "GroupInfo",
     "LayoutCancelled",
+    "Placement",
     "collapse",
     "collapse_chains",
     "layers",
     "layout",
+    "place",
 ]
+
+#: how an edge is routed (:attr:`Placement.route`): from its input's row straight to the next
+#: row; along its input's bus; through its input's lane round the drawing
+DIRECT, BUS, LANE = 0, 1, 2
+DUMMIES_PER_NODE = 8  # default cap on bus points: this many per node of the graph
 
 
 class GraphLike(Protocol):
@@ -67,6 +93,10 @@ class GraphLike(Protocol):
 
 class LayoutCancelled(Exception):
     """Raised by :func:`layout` when its ``cancel()`` callback returned True."""
+
+
+class _Cyclic(Exception):
+    """The blocks' "left of" relation has a cycle (buses out of order): route without buses."""
 
 
 def _index(graph: GraphLike) -> tuple[list[int], np.ndarray, np.ndarray]:
@@ -110,10 +140,34 @@ def _layers_idx(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return np.asarray(layer, dtype=np.int64)
 
 
+def _rows_idx(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Row of each node index: longest-path layering, then each node with consumers moved
+    down to one row above its nearest consumer (consumers first, so from the root up); empty
+    rows removed. Every edge still points up; nodes without consumers (the root) stay."""
+    lay = _layers_idx(n, src, dst)
+    if src.size == 0 or not bool((lay[src] > lay[dst]).all()):
+        return lay  # no edges, or a cycle: keep the longest-path rows
+    order = np.argsort(-lay[dst], kind="stable")  # an edge's consumer is final before it
+    lay_l = lay.tolist()
+    low = [-1] * n  # the row above the nearest consumer found so far (-1: none yet)
+    for s, d in zip(src[order].tolist(), dst[order].tolist(), strict=True):
+        r = low[s]
+        if r < 0:
+            r = lay_l[s]
+        r -= 1
+        if low[d] < 0 or r < low[d]:
+            low[d] = r
+    low_a = np.asarray(low, dtype=np.int64)
+    rows = np.where(low_a >= 0, low_a, lay)
+    _, compact = np.unique(rows, return_inverse=True)
+    return compact.astype(np.int64).reshape(-1)
+
+
 def layers(graph: GraphLike) -> dict[int, int]:
-    """``{node_id: row}``: row 0 holds the leaves (top), the root is on the last row."""
+    """``{node_id: row}``: row 0 is the top; every node with consumers is on the row just
+    above its nearest (highest) consumer, the root alone on the last row."""
     ids, src, dst = _index(graph)
-    lay = _layers_idx(len(ids), src, dst)
+    lay = _rows_idx(len(ids), src, dst)
     return dict(zip(ids, lay.tolist(), strict=True))
 
 
@@ -125,15 +179,6 @@ def _rank_within(layer: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nda
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size) - first
     return order, rank
-
-
-def _neighbour_mean(
-    x: np.ndarray, a: np.ndarray, b: np.ndarray, n: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Mean of x over the ``b`` ends of edges (a, b), for each node ``a``; and the counts."""
-    sums = np.bincount(a, weights=x[b], minlength=n)
-    counts = np.bincount(a, minlength=n)
-    return sums, counts
 
 
 def _pack(
@@ -170,6 +215,82 @@ def _pack(
     return out
 
 
+class _BlockPacker:
+    """The same placement as :func:`_pack` when some items are tied together in one x (the
+    points of a bus): blocks, with ``x[b] >= x[a] + sep`` for each block ``a`` just left of
+    ``b`` in some row. One pass left to right in topological order of that relation, one right
+    to left, averaged (each satisfies every gap, so their mean does too)."""
+
+    def __init__(
+        self, order: np.ndarray, starts: np.ndarray, sep: np.ndarray, block: np.ndarray, nb: int
+    ) -> None:
+        keep = ~starts[1:]
+        a = block[order[:-1]][keep]
+        b = block[order[1:]][keep]
+        s = sep[1:][keep]
+        code = a * nb + b
+        o = np.lexsort((-s, code))  # each pair once, with its largest gap
+        code, a, b, s = code[o], a[o], b[o], s[o]
+        first = np.r_[True, code[1:] != code[:-1]] if code.size else np.zeros(0, dtype=bool)
+        a, b, s = a[first], b[first], s[first]
+        indeg = np.bincount(b, minlength=nb).tolist()
+        by_a = np.argsort(a, kind="stable")
+        succ = b[by_a].tolist()
+        start = np.searchsorted(a[by_a], np.arange(nb + 1)).tolist()
+        stack = [v for v in range(nb) if indeg[v] == 0]
+        topo: list[int] = []
+        while stack:
+            v = stack.pop()
+            topo.append(v)
+            for k in range(start[v], start[v + 1]):
+                t = succ[k]
+                indeg[t] -= 1
+                if indeg[t] == 0:
+                    stack.append(t)
+        if len(topo) < nb:
+            raise _Cyclic
+        rank = np.empty(nb, dtype=np.int64)
+        rank[np.asarray(topo, dtype=np.int64)] = np.arange(nb)
+        fwd = np.argsort(rank[a], kind="stable")
+        bwd = np.argsort(-rank[b], kind="stable")
+        self.fwd = (a[fwd].tolist(), b[fwd].tolist(), s[fwd].tolist())
+        self.bwd = (a[bwd].tolist(), b[bwd].tolist(), s[bwd].tolist())
+
+    def __call__(self, desired: np.ndarray) -> np.ndarray:
+        x = desired.tolist()
+        for a, b, s in zip(*self.fwd, strict=True):
+            v = x[a] + s
+            if v > x[b]:
+                x[b] = v
+        y = desired.tolist()
+        for a, b, s in zip(*self.bwd, strict=True):
+            v = y[b] - s
+            if v < y[a]:
+                y[a] = v
+        return (np.asarray(x) + np.asarray(y)) / 2.0
+
+
+def _neighbours(n: int, a: np.ndarray, b: np.ndarray) -> tuple[list[int], dict[int, list[int]]]:
+    """The ``b`` ends of edges ``(a, b)`` for each node ``a``: ``one[a]`` is the neighbour when
+    there is exactly one (the common case: bus points, most ops), -1 when there are several
+    (then in ``many[a]``), -2 when there is none."""
+    count = np.bincount(a, minlength=n)
+    o = np.argsort(a, kind="stable")
+    b_sorted = b[o]
+    start = np.searchsorted(a[o], np.arange(n))
+    one = np.where(count == 1, b_sorted[np.minimum(start, max(b.size - 1, 0))] if b.size else 0,
+                   np.where(count == 0, -2, -1))
+    many: dict[int, list[int]] = {}
+    multi = np.flatnonzero(count > 1)
+    if multi.size:
+        st = start[multi].tolist()
+        en = (start[multi] + count[multi]).tolist()
+        flat = b_sorted.tolist()
+        for v, i, j in zip(multi.tolist(), st, en, strict=True):
+            many[v] = flat[i:j]
+    return one.tolist(), many
+
+
 def _sweep(
     order: np.ndarray,
     lay: np.ndarray,
@@ -181,9 +302,10 @@ def _sweep(
     """Barycentre ordering, row by row (each row sees the rows already placed in this sweep).
 
     Even sweeps go from the root's row up to the leaves, ordering each row by the mean position
-    of the nodes that consume it; odd sweeps go down, by the mean position of their inputs.
-    Neighbours on any row count (long edges included), which needs no dummy nodes. Pure Python
-    lists: one sweep costs O(nodes + edges) plus sorting each row.
+    of the items that consume it; odd sweeps go down, by the mean position of their inputs
+    (ties keep the current order: the sort is stable). ``src``/``dst`` are the edges of the
+    proper graph (between adjacent rows: nodes and bus points). Pure Python lists: one sweep
+    costs O(items + edges) plus sorting each row.
     """
     n = lay.size
     if sweeps <= 0 or n == 0:
@@ -193,41 +315,262 @@ def _sweep(
     rows: list[list[int]] = [[] for _ in range(n_rows)]
     for v in order.tolist():
         rows[lay_l[v]].append(v)
-    consumers: list[list[int]] = [[] for _ in range(n)]
-    inputs: list[list[int]] = [[] for _ in range(n)]
-    for s_, d_ in zip(src.tolist(), dst.tolist(), strict=True):
-        consumers[d_].append(s_)
-        inputs[s_].append(d_)
+    below = _neighbours(n, dst, src)  # consumers
+    above = _neighbours(n, src, dst)  # inputs
     x = [0.0] * n
-
-    def place(row: list[int]) -> None:
+    for row in rows:
         off = (len(row) - 1) / 2.0
         for k, v in enumerate(row):
             x[v] = k - off
-
-    for row in rows:
-        place(row)
     for sweep in range(sweeps):
         if sweep % 2 == 0:
             row_ids: range = range(n_rows - 1, -1, -1)
-            nbrs = consumers
+            one, many = below
         else:
             row_ids = range(n_rows)
-            nbrs = inputs
+            one, many = above
         for r in row_ids:
             row = rows[r]
             if len(row) < 2:
                 continue
-            keyed = []
+            keys = []
             for v in row:
-                ns = nbrs[v]
-                b = sum([x[u] for u in ns]) / len(ns) if ns else x[v]
-                keyed.append((b, x[v], v))
-            keyed.sort()
-            row[:] = [v for _, _, v in keyed]
-            place(row)
+                u = one[v]
+                if u >= 0:
+                    keys.append(x[u])
+                elif u == -2:
+                    keys.append(x[v])
+                else:
+                    ns = many[v]
+                    keys.append(sum([x[w] for w in ns]) / len(ns))
+            perm = sorted(range(len(row)), key=keys.__getitem__)
+            row[:] = [row[i] for i in perm]
+            off = (len(row) - 1) / 2.0
+            for k, v in enumerate(row):
+                x[v] = k - off
         check()
     return np.fromiter((v for row in rows for v in row), dtype=np.int64, count=n)
+
+
+@dataclass(eq=False)
+class Placement:
+    """Where :func:`place` put each node, and how each edge gets past the rows it spans.
+
+    Nodes are by index (``ids[i]`` is the node id of index ``i``), edges in ``graph.edges``
+    order as index pairs ``src[e]`` (the consumer, lower) and ``dst[e]`` (its input, higher).
+    ``route[e]`` is :data:`DIRECT` (spans one row), :data:`BUS` (runs along the bus of its
+    input ``dst[e]``, leaving it at the row above its consumer) or :data:`LANE` (goes round the
+    drawing through the lane of ``dst[e]``). Node ``i``'s bus, if any, is ``bus[i]``: a
+    vertical line at ``bus_x[b]`` through rows ``bus_rows[b, 0] .. bus_rows[b, 1]``, where each
+    row keeps a slot free for it (at least ``bus_gap`` from any box); its lane is ``lane[i]``
+    (lanes are placed by the drawing, outside every box).
+    """
+
+    ids: list[int]
+    row: np.ndarray
+    x: np.ndarray
+    n_rows: int
+    src: np.ndarray
+    dst: np.ndarray
+    route: np.ndarray
+    bus: np.ndarray
+    bus_x: np.ndarray
+    bus_rows: np.ndarray
+    lane: np.ndarray
+    n_lanes: int
+
+    @property
+    def dummies(self) -> int:
+        """How many bus points the rows hold (one per bus and row it passes)."""
+        r = self.bus_rows
+        return int((r[:, 1] - r[:, 0] + 1).sum()) if r.size else 0
+
+    def positions(self, layer_gap: float = 1.0) -> dict[int, tuple[float, float]]:
+        """``{node_id: (x, row * layer_gap)}``."""
+        ys = self.row.astype(np.float64) * layer_gap
+        return dict(zip(self.ids, zip(self.x.tolist(), ys.tolist(), strict=True), strict=True))
+
+
+def place(
+    graph: GraphLike,
+    *,
+    sweeps: int = 4,
+    node_gap: float = 1.0,
+    bus_gap: float | None = None,
+    widths: Mapping[int, float] | None = None,
+    max_dummies: int | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> Placement:
+    """Rows, x positions and edge routes of a layered drawing of ``graph`` (see the module
+    docstring for the method).
+
+    Args:
+        graph: a :class:`Graph` or :class:`CollapsedGraph` (anything with ``nodes`` having
+            ``id`` and ``edges`` of ``(src, dst)`` ids).
+        sweeps: barycentre ordering sweeps (each alternates looking up and down; one more is
+            made when needed so that the last goes down).
+        node_gap: minimum free space between two nodes of a row.
+        bus_gap: minimum free space between a bus and its neighbours (default ``node_gap / 2``).
+        widths: optional node widths by id (default 0): neighbours are kept
+            ``(w_a + w_b) / 2 + node_gap`` apart, centre to centre.
+        max_dummies: most bus points in all (default 8 per node); beyond, the longest buses are
+            left out and their edges routed through lanes.
+        cancel: called between phases; when it returns True, :class:`LayoutCancelled` is
+            raised.
+    """
+
+    def check() -> None:
+        if cancel is not None and cancel():
+            raise LayoutCancelled
+
+    ids, src, dst = _index(graph)
+    n = len(ids)
+    w = np.zeros(n)
+    if widths:
+        idx = {nid: i for i, nid in enumerate(ids)}
+        for nid, wv in widths.items():
+            i = idx.get(nid)
+            if i is not None:
+                w[i] = float(wv)
+    rows = _rows_idx(n, src, dst)
+    check()
+    cap = DUMMIES_PER_NODE * n if max_dummies is None else max_dummies
+    gap_b = node_gap / 2.0 if bus_gap is None else bus_gap
+    args = (ids, src, dst, rows, w, bool(widths), sweeps, node_gap, gap_b)
+    with _no_gc():  # many small lists: each collection would scan every live object
+        try:
+            return _place_items(*args, cap, check)
+        except _Cyclic:  # cannot happen after a final downward sweep; be safe anyway
+            return _place_items(*args, 0, check)
+
+
+def _place_items(
+    ids: list[int],
+    src: np.ndarray,
+    dst: np.ndarray,
+    rows: np.ndarray,
+    w_nodes: np.ndarray,
+    has_widths: bool,
+    sweeps: int,
+    node_gap: float,
+    bus_gap: float,
+    cap: int,
+    check: Callable[[], None],
+) -> Placement:
+    n = len(ids)
+    i64 = np.int64
+    if n == 0:
+        z = np.zeros(0, dtype=i64)
+        return Placement(ids, z, np.zeros(0), 0, src, dst, z.astype(np.int8), z, np.zeros(0),
+                         np.zeros((0, 2), dtype=i64), z, 0)
+    n_rows = int(rows.max()) + 1
+
+    # buses: a node whose lowest consumer is 2+ rows below it
+    far = np.full(n, -1, dtype=i64)
+    if src.size:
+        np.maximum.at(far, dst, rows[src])
+    length = np.where(far >= 0, far - rows - 1, 0)
+    bus_src = np.flatnonzero(length >= 1)
+    if int(length[bus_src].sum()) > cap:  # keep the shortest buses; the rest use lanes
+        by_len = bus_src[np.argsort(length[bus_src], kind="stable")]
+        bus_src = np.sort(by_len[np.cumsum(length[by_len]) <= cap])
+    n_bus = int(bus_src.size)
+    bus = np.full(n, -1, dtype=i64)
+    bus[bus_src] = np.arange(n_bus)
+    span = rows[src] - rows[dst]
+    route = np.where(
+        span == 1, DIRECT, np.where((span >= 2) & (bus[dst] >= 0), BUS, LANE)
+    ).astype(np.int8)
+    lane_nodes = np.unique(dst[route == LANE])
+    lane_nodes = lane_nodes[np.argsort(rows[lane_nodes], kind="stable")]
+    lane = np.full(n, -1, dtype=i64)
+    lane[lane_nodes] = np.arange(lane_nodes.size)
+
+    # items: nodes, then the bus points (bus b: rows lo[b] .. lo[b] + ln[b] - 1)
+    lo = rows[bus_src] + 1
+    ln = length[bus_src]
+    boff = np.zeros(n_bus + 1, dtype=i64)
+    np.cumsum(ln, out=boff[1:])
+    n_dum = int(boff[-1])
+    d_bus = np.repeat(np.arange(n_bus, dtype=i64), ln)
+    d_k = np.arange(n_dum, dtype=i64) - boff[:-1][d_bus]  # index within its bus
+    d_row = lo[d_bus] + d_k
+    lay = np.r_[rows, d_row]
+    m = n + n_dum
+    # the proper graph: (lower item, upper item), adjacent rows
+    direct = route == DIRECT
+    lower = [src[direct]]
+    upper = [dst[direct]]
+    if n_bus:
+        lower.append(n + boff[:-1])  # a bus's first point reads its node
+        upper.append(bus_src)
+        inner = np.flatnonzero(d_k > 0)
+        lower.append(n + inner)
+        upper.append(n + inner - 1)
+        along = route == BUS
+        eb = bus[dst[along]]
+        lower.append(src[along])
+        upper.append(n + boff[:-1][eb] + rows[src[along]] - 1 - lo[eb])
+    p_lo = np.concatenate(lower).astype(i64)
+    p_up = np.concatenate(upper).astype(i64)
+    check()
+
+    # ordering; bus points start in their bus's order (the same in every row)
+    key = np.r_[np.arange(n, dtype=np.float64), bus_src[d_bus].astype(np.float64)]
+    order, _ = _rank_within(lay, key)
+    if n_bus and sweeps % 2:
+        sweeps += 1  # end going down: buses keep one order in every row
+    order = _sweep(order, lay, p_lo, p_up, sweeps, check)
+
+    # coordinates
+    lay_sorted = lay[order]
+    starts = np.r_[True, lay_sorted[1:] != lay_sorted[:-1]]
+    first = np.searchsorted(lay_sorted, lay_sorted, side="left")
+    rank = np.empty(m, dtype=np.float64)
+    rank[order] = np.arange(m) - first
+    count = np.bincount(lay)
+    x0 = rank - (count[lay] - 1) / 2.0
+    w = np.r_[w_nodes, np.zeros(n_dum)]
+    real = np.r_[np.ones(n, dtype=bool), np.zeros(n_dum, dtype=bool)]
+    ws, rs = w[order], real[order]
+    gaps = np.where(rs & np.r_[False, rs[:-1]], node_gap, bus_gap)
+    sep = np.where(starts, 0.0, (ws + np.r_[0.0, ws[:-1]]) / 2.0 + gaps)
+    unit = node_gap + (float(w_nodes.mean()) if has_widths else 0.0)
+    block = np.r_[np.arange(n, dtype=i64), n + d_bus]
+    nb = n + n_bus
+    pack: Callable[[np.ndarray], np.ndarray]
+    if n_bus:
+        pack = _BlockPacker(order, starts, sep, block, nb)
+    else:
+        def pack(desired: np.ndarray) -> np.ndarray:
+            return _pack(order, lay_sorted, desired, sep)
+    size = np.bincount(block, minlength=nb)
+    xb = pack(np.bincount(block, weights=x0 * unit, minlength=nb) / np.maximum(size, 1))
+    ea, eb2 = block[p_lo], block[p_up]
+    keep = ea != eb2
+    both_a = np.r_[ea[keep], eb2[keep]]
+    both_b = np.r_[eb2[keep], ea[keep]]
+    counts = np.bincount(both_a, minlength=nb)
+    for _ in range(3):
+        sums = np.bincount(both_a, weights=xb[both_b], minlength=nb)
+        desired = np.where(counts > 0, sums / np.maximum(counts, 1), xb)
+        xb = pack(desired)
+        check()
+    shift = float(xb[:n].min())
+    return Placement(
+        ids=ids,
+        row=rows,
+        x=xb[:n] - shift,
+        n_rows=n_rows,
+        src=src,
+        dst=dst,
+        route=route,
+        bus=bus,
+        bus_x=xb[n:] - shift,
+        bus_rows=np.c_[lo, lo + ln - 1].astype(i64).reshape(-1, 2),
+        lane=lane,
+        n_lanes=int(lane_nodes.size),
+    )
 
 
 def layout(
@@ -239,10 +582,11 @@ def layout(
     widths: Mapping[int, float] | None = None,
     cancel: Callable[[], bool] | None = None,
 ) -> dict[int, tuple[float, float]]:
-    """Positions ``{node_id: (x, y)}`` of a layered drawing of ``graph``.
+    """Positions ``{node_id: (x, y)}`` of a layered drawing of ``graph`` (:func:`place`'s
+    nodes; its bus slots keep the gaps).
 
-    Leaves (no inputs) are on the top row (y = 0), the root alone on the bottom row; x starts
-    at 0. See the module docstring for the method.
+    Each node with consumers is on the row just above its nearest consumer, the root alone on
+    the bottom row (y = ``layer_gap * row``, row 0 at the top); x starts at 0.
 
     Args:
         graph: a :class:`Graph` or :class:`CollapsedGraph` (anything with ``nodes`` having
@@ -255,52 +599,8 @@ def layout(
         cancel: called between phases; when it returns True, :class:`LayoutCancelled` is
             raised.
     """
-
-    def check() -> None:
-        if cancel is not None and cancel():
-            raise LayoutCancelled
-
-    ids, src, dst = _index(graph)
-    n = len(ids)
-    if n == 0:
-        return {}
-    lay = _layers_idx(n, src, dst)
-    check()
-
-    # initial order: id order (breadth-first from the root for a traced graph)
-    key = np.arange(n, dtype=np.float64)
-    order, rank = _rank_within(lay, key)
-    order = _sweep(order, lay, src, dst, sweeps, check)
-    lay_sorted = lay[order]
-    rank = np.empty_like(order)
-    first = np.searchsorted(lay_sorted, lay_sorted, side="left")
-    rank[order] = np.arange(n) - first
-    width_of_row = np.bincount(lay)
-    x = rank - (width_of_row[lay] - 1) / 2.0
-
-    # compact coordinates
-    w = np.zeros(n)
-    if widths:
-        idx = {nid: i for i, nid in enumerate(ids)}
-        for nid, wv in widths.items():
-            i = idx.get(nid)
-            if i is not None:
-                w[i] = float(wv)
-    ws = w[order]
-    starts = np.r_[True, lay_sorted[1:] != lay_sorted[:-1]]
-    sep = np.where(starts, 0.0, (ws + np.r_[0.0, ws[:-1]]) / 2.0 + node_gap)
-    unit = node_gap + (float(w.mean()) if widths else 0.0)
-    xs = _pack(order, lay_sorted, x * unit, sep)
-    both_a = np.r_[src, dst]
-    both_b = np.r_[dst, src]
-    for _ in range(3):
-        sums, counts = _neighbour_mean(xs, both_a, both_b, n)
-        desired = np.where(counts > 0, sums / np.maximum(counts, 1), xs)
-        xs = _pack(order, lay_sorted, desired, sep)
-        check()
-    xs = xs - xs.min()
-    ys = lay.astype(np.float64) * layer_gap
-    return dict(zip(ids, zip(xs.tolist(), ys.tolist(), strict=True), strict=True))
+    p = place(graph, sweeps=sweeps, node_gap=node_gap, widths=widths, cancel=cancel)
+    return p.positions(layer_gap)
 
 
 # ---------------------------------------------------------------------------------------------

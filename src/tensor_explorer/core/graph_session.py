@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from psygnal import Signal, SignalGroup
@@ -39,10 +39,10 @@ from . import autograd as ag
 from .autograd import BackwardError, BackwardRecord, GradHistory, Graph, numerical_check, trace
 from .autograd import backward as tx_backward
 from .autograd import zero_grad as tx_zero_grad
+from .graph_drawing import Drawing, Metrics, compute_drawing, estimate_metrics
 from .graph_layout import CollapsedGraph, collapse
 from .graph_texts import (
     N_,
-    NodeLabel,
     Tr,
     bundle_norms,
     const_label,
@@ -60,6 +60,7 @@ from .runner import ProgramError
 from .workspace import Workspace
 
 __all__ = [
+    "COLLAPSE_ABOVE",
     "Built",
     "GraphSession",
     "GraphSessionEvents",
@@ -67,6 +68,7 @@ __all__ = [
     "Message",
     "graph_target",
     "handed_in",
+    "layout",
     "name_map",
     "replay_sources",
 ]
@@ -260,21 +262,17 @@ class GraphSession:
     Args:
         workspace: the workspace followed.
         tr: how texts are said (the pane passes its translator); English without it.
-        label: the class node labels are made with (``(title, lines, kind, named, stale,
-            tooltip)``; the view's own).
         draw: run in the same background job after tracing, ``draw(session, built, extra,
             cancel) -> drawing`` (the view lays out and sizes its boxes off the UI thread;
             ``extra`` is what :meth:`follow` was given); its result is ``Built.drawing``.
     """
 
     def __init__(self, workspace: Workspace, *, tr: Tr = _same,
-                 label: Callable[..., Any] = NodeLabel,
                  draw: Callable[[GraphSession, Built, Any, Callable[[], bool]], Any] | None = None
                  ) -> None:
         self.main = workspace
         self.events = GraphSessionEvents()
         self.tr = tr
-        self.label = label
         self.draw = draw
         self.history = GradHistory()
         self.graph: Graph | None = None
@@ -334,10 +332,9 @@ class GraphSession:
                                    else (self.graph, self.shown, self.constants))
         if graph is None or shown is None:
             return {}
-        out: dict[Any, Any] = node_texts(shown, graph, dict(self.retained), self.tr,
-                                         self.label)
+        out: dict[Any, Any] = node_texts(shown, graph, dict(self.retained), self.tr)
         for name, reason, _ in constants:
-            out[f"const:{name}"] = const_label(name, reason, self.tr, self.label)
+            out[f"const:{name}"] = const_label(name, reason, self.tr)
         return out
 
     def edge_labels(self, built: Built | None = None
@@ -358,7 +355,7 @@ class GraphSession:
     def constant_labels(self, built: Built | None = None) -> list[tuple[str, Any, list[int]]]:
         """The cut-off constants as ``(name, label, ids of shown nodes it was computed from)``."""
         constants = built.constants if built else self.constants
-        return [(n, const_label(n, r, self.tr, self.label), s) for n, r, s in constants]
+        return [(n, const_label(n, r, self.tr), s) for n, r, s in constants]
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -859,3 +856,53 @@ def retained_choices(graph: Graph | None) -> list[str]:
         return []
     return [n.tensor for n in graph.nodes if n.kind != "leaf" and n.tensor is not None]
 
+
+# ---------------------------------------------------------------------------------------------
+# tx.layout
+
+
+def first_view(graph: Graph, expanded: Collection[int] | None = None) -> Graph | CollapsedGraph:
+    """How the pane shows ``graph``: whole up to :data:`COLLAPSE_ABOVE` nodes, else with
+    repeated blocks and chains folded (``expanded``: the group keys opened)."""
+    if expanded is None and len(graph.nodes) <= COLLAPSE_ABOVE:
+        return graph
+    return collapse(graph, expanded=frozenset(expanded or ()))
+
+
+def layout(
+    graph: Graph | CollapsedGraph,
+    expanded: Literal["all"] | Collection[int] | None = None,
+    *,
+    metrics: Metrics | None = None,
+) -> Drawing:
+    """The picture the graph pane draws of ``graph``, as data (``tx.layout``).
+
+    Args:
+        graph: a traced :class:`~tensor_explorer.core.autograd.Graph` (``tx.trace``), or an
+            already folded view (then ``expanded`` is not used).
+        expanded: ``None``: the pane's first view (graphs of more than :data:`COLLAPSE_ABOVE`
+            nodes with repeated blocks and chains folded into groups); ``"all"``: every node;
+            a set of group keys: those groups opened (``collapse(graph, expanded=...)``).
+        metrics: text metrics for the box sizes (default: the bundled font's, estimated).
+
+    Returns a :class:`~tensor_explorer.core.graph_drawing.Drawing`: ``boxes`` ``{key: (x, y,
+    w, h)}`` (top-left corner, y down; inputs above the ops that read them, the root at the
+    bottom), ``groups`` ``{key: [node ids]}``, ``edges`` ``[(src_key, dst_key, [(x, y),
+    ...])]``: one polyline per drawn edge, entering no box but its ends'. The node and edge
+    texts are the pane's, in English; an edge standing for several (a group reading a leaf in
+    each of its blocks) is labelled ``× N``.
+    """
+    shown: Graph | CollapsedGraph
+    if isinstance(graph, CollapsedGraph):
+        shown = graph
+        source = graph.source
+    elif isinstance(expanded, str):
+        if expanded != "all":
+            raise ValueError(f"expanded must be None, 'all' or a set of group keys, "
+                             f"not {expanded!r}")
+        shown = source = graph
+    else:
+        shown, source = first_view(graph, expanded), graph
+    labels, kinds = edge_texts(shown, source, None)
+    return compute_drawing(shown, node_texts(shown, source), labels, kinds,
+                           metrics if metrics is not None else estimate_metrics())

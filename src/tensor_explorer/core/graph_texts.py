@@ -18,12 +18,12 @@ import numpy as np
 import torch
 
 from .autograd import EdgeGrad, Graph, _shape_text, grad_norm
+from .graph_drawing import NodeText
 from .graph_layout import CollapsedGraph
 
 __all__ = [
     "CUT_REASONS",
     "GradientInputError",
-    "NodeLabel",
     "Tr",
     "bundle_norms",
     "const_label",
@@ -206,31 +206,14 @@ def gradient_code(text: str, root: str) -> str:
 # node and edge labels
 
 
-class NodeLabel:
-    """What a node box says: a title (bold) and a few lines below it, its kind, whether it is
-    a named value or holds a stale saved tensor, and a tool tip."""
-
-    __slots__ = ("kind", "lines", "named", "stale", "title", "tooltip")
-
-    def __init__(self, title: str, lines: list[str], kind: str = "op", named: bool = False,
-                 stale: bool = False, tooltip: str = "") -> None:
-        self.title = title
-        self.lines = lines
-        self.kind = kind
-        self.named = named
-        self.stale = stale
-        self.tooltip = tooltip
-
-
 def node_texts(
     shown: Graph | CollapsedGraph,
     graph: Graph,
-    retained: Mapping[str, torch.Tensor | None],
+    retained: Mapping[str, torch.Tensor | None] | None = None,
     tr: Tr = _same,
-    make: Callable[..., Any] = NodeLabel,
-) -> dict[int, Any]:
-    """What each node of the shown graph says (a leaf's ``.grad`` read live from the leaf);
-    ``make(title, lines, kind, named, stale, tooltip)`` builds each (the view's own class).
+) -> dict[int, NodeText]:
+    """What each node of the shown graph says (a leaf's ``.grad`` read live from the leaf;
+    ``retained``: the ``.grad`` of intermediates retain_grad was called on, by name).
 
     Linear and cheap per node (translations looked up once, shape texts cached): big graphs
     have tens of thousands of nodes.
@@ -254,7 +237,8 @@ def node_texts(
     meta_cache: dict[tuple[Any, Any], tuple[str, str, str]] = {}
     groups = shown.groups if isinstance(shown, CollapsedGraph) else {}
     infos = shown.info if isinstance(shown, CollapsedGraph) else {}
-    out: dict[int, Any] = {}
+    retained = retained or {}
+    out: dict[int, NodeText] = {}
     for node in shown.nodes:
         mk = (node.shapes[0] if node.shapes else None, node.dtypes[0] if node.dtypes else None)
         cached = meta_cache.get(mk)
@@ -304,7 +288,7 @@ def node_texts(
             if stale:
                 lines.append(t_stale)
             tip = tip_op
-        out[node.id] = make(title, lines, kind, named, stale, tip)
+        out[node.id] = NodeText(title, lines, kind, named, stale, tip)
     return out
 
 
@@ -428,10 +412,9 @@ def edge_texts(
 # constants cut off from the graph
 
 
-def const_label(name: str, reason: str, tr: Tr = _same,
-                make: Callable[..., Any] = NodeLabel) -> Any:
+def const_label(name: str, reason: str, tr: Tr = _same) -> NodeText:
     """What the box of a cut-off constant says (``reason``: a key of :data:`CUT_REASONS`)."""
-    return make(
+    return NodeText(
         name,
         [tr(N_("constant · {0}")).format(reason), tr(N_("gradient stops here"))],
         "const",

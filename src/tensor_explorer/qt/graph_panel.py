@@ -46,7 +46,7 @@ from .bridge import WorkspaceBridge
 from .flow_layout import FlowLayout
 from .graph_details import GraphDetails
 from .graph_history import GradHistoryView
-from .graph_view import Drawing, GraphView, NodeText, TextMetrics, compute_drawing
+from .graph_view import Drawing, GraphView, TextMetrics, compute_drawing
 from .job_runner import JobRunner
 
 __all__ = [
@@ -133,7 +133,7 @@ def _drawing(shown: Any, graph: ag.Graph, retained: Any, norms: Any, constants: 
     from ..core.graph_texts import edge_texts, node_texts
 
     labels, kinds = edge_texts(shown, graph, norms, bundled, _tr)
-    return compute_drawing(shown, node_texts(shown, graph, retained, _tr, NodeText), labels,
+    return compute_drawing(shown, node_texts(shown, graph, retained, _tr), labels,
                            kinds, metrics, constants=constants, cancel=cancel)
 
 
@@ -153,7 +153,7 @@ class GraphPanel(QtWidgets.QWidget):
         # so that the first Backward click on a small graph (run inline) does not pause
         threading.Thread(target=ag.warm_up, name="tx-warm-backward", daemon=True).start()
         self.bridge = bridge
-        self.session = GraphSession(bridge.workspace, tr=_tr, label=NodeText, draw=_draw)
+        self.session = GraphSession(bridge.workspace, tr=_tr, draw=_draw)
         self._selected: tuple[str, Any] | None = None
         self._scale = theme.state().scale
         self.training_dialog: QtWidgets.QDialog | None = None

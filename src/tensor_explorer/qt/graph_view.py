@@ -2,16 +2,18 @@
 
 Two halves, so that the expensive part can run in a worker thread:
 
-- :func:`compute_drawing` (no widgets, thread-safe) turns a graph (a traced
-  :class:`~tensor_explorer.core.autograd.Graph` or a
+- :func:`~tensor_explorer.core.graph_drawing.compute_drawing` (Qt-free, thread-safe; re-exported
+  here with :class:`Drawing`, :class:`NodeText`, :class:`DrawNode` and :func:`node_size`) turns
+  a graph (a traced :class:`~tensor_explorer.core.autograd.Graph` or a
   :class:`~tensor_explorer.core.graph_layout.CollapsedGraph`) plus the text of each node into a
   :class:`Drawing`: node boxes sized from a per-character width table measured on the UI thread
-  (:class:`TextMetrics`), placed by :func:`~tensor_explorer.core.graph_layout.layout` (leaves on
-  top, the root at the bottom), and edge segments with their labels. Cut-off constants (values
-  made under ``no_grad`` / ``inference_mode`` or by ``detach``) are placed apart, in a column to
-  the right of the graph, with dashed "cut" edges from the nodes they were computed from.
+  (:class:`TextMetrics`), placed in rows (inputs above the ops that read them, the root at the
+  bottom), and one polyline per edge that enters no box but its ends' (long edges run along a
+  shared vertical bus per input). Cut-off constants (values made under ``no_grad`` /
+  ``inference_mode`` or by ``detach``) are placed apart, in a column to the right of the graph,
+  with dashed "cut" edges from the nodes they were computed from.
 - :class:`GraphView` shows a :class:`Drawing`: one light item per node (:class:`NodeItem`) and
-  a single :class:`EdgeLayer` that paints only the edges crossing the exposed area. Text is
+  a single :class:`EdgeLayer` that paints only the lines crossing the exposed area. Text is
   drawn only when it would be readable (level of detail from the zoom), so a 20k-node graph
   fitted to the window costs a few filled rectangles per node. Wheel, ``+``/``-`` and ``0``
   zoom (``0``: fit), dragging pans; a click (press and release without moving) on a node or
@@ -21,14 +23,20 @@ Two halves, so that the expensive part can run in a worker thread:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..core.graph_layout import layout
+from ..core.graph_drawing import Drawing as Drawing
+from ..core.graph_drawing import DrawNode as DrawNode
+from ..core.graph_drawing import NodeText as NodeText
+from ..core.graph_drawing import TextMetrics as CoreTextMetrics
+from ..core.graph_drawing import compute_drawing as compute_drawing
+from ..core.graph_drawing import node_size as node_size
 from . import theme
 
 #: node kinds drawn: the core's kinds plus "const" (a cut-off constant drawn apart)
@@ -108,23 +116,8 @@ def _mix(a: str, b: str, amount: float) -> str:
 # text metrics (measured on the UI thread, used anywhere)
 
 
-_WIDE_FROM = 0x1100  # from Hangul Jamo on, characters are drawn about as wide as a CJK one
-
-
-@dataclass(frozen=True)
-class TextMetrics:
-    """Character advances of the title and body fonts, so node sizes can be computed in a
-    worker thread (Qt's font classes are for the UI thread)."""
-
-    title_advance: dict[str, float]
-    body_advance: dict[str, float]
-    title_default: float
-    body_default: float
-    title_height: float
-    body_height: float
-    scale: float
-    title_wide: float = 0.0  # advance of a CJK character (0: use the default)
-    body_wide: float = 0.0
+class TextMetrics(CoreTextMetrics):
+    """:class:`~tensor_explorer.core.graph_drawing.TextMetrics` measured from Qt fonts."""
 
     @staticmethod
     def measure(title_font: QtGui.QFont, body_font: QtGui.QFont, scale: float) -> TextMetrics:
@@ -143,154 +136,6 @@ class TextMetrics:
             tf.horizontalAdvance("中"),
             bf.horizontalAdvance("中"),
         )
-
-    @staticmethod
-    def _width(text: str, adv: dict[str, float], default: float, wide: float) -> float:
-        if text.isascii():
-            return sum([adv.get(c, default) for c in text])
-        wide = max(wide, default)
-        return sum([adv.get(c, wide if ord(c) >= _WIDE_FROM else default) for c in text])
-
-    def title_width(self, text: str) -> float:
-        return self._width(text, self.title_advance, self.title_default, self.title_wide)
-
-    def body_width(self, text: str) -> float:
-        return self._width(text, self.body_advance, self.body_default, self.body_wide)
-
-
-# ---------------------------------------------------------------------------------------------
-# the drawing (plain data)
-
-
-@dataclass
-class NodeText:
-    """What a node box says: a title (bold) and a few lines below it."""
-
-    title: str
-    lines: list[str] = field(default_factory=list)
-    kind: str = "op"
-    named: bool = False  # a named intermediate (or the named root): accent border
-    stale: bool = False  # holds a saved tensor changed in place: warning border
-    tooltip: str = ""
-
-
-@dataclass
-class DrawNode:
-    """A node box: ``key`` is the graph node id, or ``"const:NAME"`` for a constant."""
-
-    key: Any
-    text: NodeText
-    x: float  # centre
-    y: float  # centre
-    w: float
-    h: float
-
-
-@dataclass
-class Drawing:
-    """Everything :class:`GraphView` needs to draw a graph, in scene coordinates."""
-
-    nodes: list[DrawNode]
-    edge_keys: list[Any]  # per edge: (src, dst) of the shown graph, or ("cut", from, const)
-    segments: np.ndarray  # (E, 4): x1, y1 (input node's bottom), x2, y2 (consumer's top)
-    edge_kinds: np.ndarray  # (E,) int: 0 plain, 1 carried a gradient, 2 cut
-    edge_labels: list[str]
-    metrics: TextMetrics
-
-    def node(self, key: Any) -> DrawNode | None:
-        for n in self.nodes:
-            if n.key == key:
-                return n
-        return None
-
-
-def node_size(text: NodeText, m: TextMetrics) -> tuple[float, float]:
-    """Box width and height for a node's text (padding scales with presentation mode)."""
-    pad = 10.0 * m.scale
-    w = m.title_width(text.title)
-    for line in text.lines:
-        w = max(w, m.body_width(line))
-    w = min(w, 420.0 * m.scale) + 2 * pad
-    h = m.title_height + len(text.lines) * m.body_height + 1.2 * pad
-    return max(w, 60.0 * m.scale), h
-
-
-def compute_drawing(
-    graph: Any,
-    texts: Mapping[Any, NodeText],
-    edge_labels: Mapping[Any, str],
-    edge_kinds: Mapping[Any, int],
-    metrics: TextMetrics,
-    *,
-    constants: Sequence[tuple[str, NodeText, Sequence[int]]] = (),
-    cancel: Callable[[], bool] | None = None,
-) -> Drawing:
-    """Size, place and connect the nodes of ``graph`` (thread-safe; no widgets).
-
-    Args:
-        graph: anything with ``nodes`` (having ``id``) and ``edges`` ``(src, dst)``.
-        texts: node id -> :class:`NodeText`.
-        edge_labels, edge_kinds: per edge of ``graph``; missing: empty label, kind 0.
-        metrics: character widths measured on the UI thread.
-        constants: ``(name, text, [node ids it was computed from])`` of cut-off values,
-            placed in a column right of the graph with a cut edge from each of those nodes.
-        cancel: passed to the layout (raises ``LayoutCancelled``).
-    """
-    m = metrics
-    cache: dict[tuple[str, tuple[str, ...]], tuple[float, float]] = {}
-    sizes: dict[Any, tuple[float, float]] = {}
-    for nid, t in texts.items():  # many nodes say the same thing ("MulBackward0", "(16,)")
-        k = (t.title, tuple(t.lines))
-        size = cache.get(k)
-        if size is None:
-            size = cache[k] = node_size(t, m)
-        sizes[nid] = size
-    gap = 28.0 * m.scale
-    max_h = max((h for _, h in sizes.values()), default=40.0)
-    row = max_h + m.body_height + 24.0 * m.scale  # room for an edge label between rows
-    pos = layout(
-        graph,
-        node_gap=gap,
-        layer_gap=row,
-        widths={nid: s[0] for nid, s in sizes.items()},
-        cancel=cancel,
-    )
-    nodes: list[DrawNode] = []
-    where: dict[Any, DrawNode] = {}
-    for node in graph.nodes:
-        nid = node.id
-        x, y = pos[nid]
-        w, h = sizes[nid]
-        dn = DrawNode(nid, texts[nid], x, y, w, h)
-        nodes.append(dn)
-        where[nid] = dn
-    right = max((d.x + d.w / 2 for d in nodes), default=0.0)
-    keys: list[Any] = []
-    segs: list[tuple[float, float, float, float]] = []
-    kinds: list[int] = []
-    labels: list[str] = []
-    for key in graph.edges:
-        src, dst = where[key[0]], where[key[1]]  # src consumes dst's output
-        keys.append(key)
-        segs.append((dst.x, dst.y + dst.h / 2, src.x, src.y - src.h / 2))
-        kinds.append(int(edge_kinds.get(key, 0)))
-        labels.append(edge_labels.get(key, ""))
-    cy = 0.0
-    for name, text, sources in constants:
-        w, h = node_size(text, m)
-        dn = DrawNode(f"const:{name}", text, right + 3 * gap + w / 2, cy + h / 2, w, h)
-        placed = [where[s] for s in sources if s in where]
-        if placed:  # next to the lowest node it was computed from
-            dn.y = max(cy + h / 2, max(p.y for p in placed) + row / 2)
-        cy = dn.y + h / 2 + gap
-        nodes.append(dn)
-        for p in placed:
-            keys.append(("cut", p.key, name))
-            segs.append((p.x + p.w / 2, p.y, dn.x - dn.w / 2, dn.y))
-            kinds.append(2)
-            labels.append("")
-    seg_arr = np.asarray(segs, dtype=np.float64).reshape(-1, 4)
-    return Drawing(nodes, keys, seg_arr, np.asarray(kinds, dtype=np.int64), labels, m)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -548,50 +393,127 @@ def _elide(text: str, font: QtGui.QFont, width: float) -> str:
     return fm.elidedText(text, QtCore.Qt.TextElideMode.ElideRight, width)
 
 
+def _lines_path(seg: np.ndarray) -> QtGui.QPainterPath:
+    """One path of straight lines ``x1, y1, x2, y2`` per row of ``seg``, built in one go from
+    Qt's binary form of a path (a move and a line per row), not point by point in Python."""
+    k = len(seg)
+    path = QtGui.QPainterPath()
+    if not k:
+        return path
+    rec = np.empty(2 * k, dtype=[("c", ">i4"), ("x", ">f8"), ("y", ">f8")])
+    rec["c"][0::2] = 0  # QPainterPath.MoveToElement
+    rec["c"][1::2] = 1  # LineToElement
+    rec["x"][0::2], rec["y"][0::2] = seg[:, 0], seg[:, 1]
+    rec["x"][1::2], rec["y"][1::2] = seg[:, 2], seg[:, 3]
+    data = struct.pack(">i", 2 * k) + rec.tobytes() + struct.pack(">ii", 0, 0)
+    stream = QtCore.QDataStream(QtCore.QByteArray(data))
+    stream >> path
+    return path
+
+
+def _merged_segments(seg: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lines to paint for ``seg`` (with their kinds): vertical pieces of one kind on the
+    same x merged where they overlap, and repeated slants once (the edges sharing a bus would
+    paint it once each)."""
+    if not len(seg):
+        return seg, kind
+    vert = seg[:, 0] == seg[:, 2]
+    other, other_kind = seg[~vert], kind[~vert]
+    if len(other):  # the same slant from a node to its bus, once
+        both = np.unique(np.c_[other, other_kind], axis=0)
+        other, other_kind = both[:, :4], both[:, 4].astype(np.int64)
+    v, vk = seg[vert], kind[vert]
+    if not len(v):
+        return other, other_kind
+    x = v[:, 0]
+    lo = np.minimum(v[:, 1], v[:, 3])
+    hi = np.maximum(v[:, 1], v[:, 3])
+    o = np.lexsort((lo, x, vk))
+    x, lo, hi, vk = x[o], lo[o], hi[o], vk[o]
+    new_group = np.r_[True, (x[1:] != x[:-1]) | (vk[1:] != vk[:-1])]
+    g = np.cumsum(new_group)
+    big = float(hi.max() - lo.min() + 1.0) * 2.0
+    base = g * big
+    reach = np.maximum.accumulate(hi + base) - base  # furthest end so far in the group
+    starts = new_group | np.r_[True, lo[1:] > reach[:-1]]
+    first = np.flatnonzero(starts)
+    last = np.r_[first[1:], len(x)] - 1
+    merged = np.c_[x[first], lo[first], x[first], reach[last]]
+    return np.r_[other, merged], np.r_[other_kind, vk[first]]
+
+
 class EdgeLayer(QtWidgets.QGraphicsItem):
-    """All edges in one item: paints only the segments crossing the exposed area; arrowheads
-    and labels only when zoomed in enough and few edges are in view."""
+    """All edges in one item: paints only the lines crossing the exposed area (a bus that many
+    edges share, once); arrowheads (into each consumer's top) and labels only when zoomed in
+    enough and few edges end in view."""
 
     def __init__(self, drawing: Drawing, style: GraphStyle) -> None:
         super().__init__()
         self.style = style
-        self.segments = drawing.segments
+        self.drawing = drawing
         self.kinds = drawing.edge_kinds.copy()
         self.labels = list(drawing.edge_labels)
         self.setZValue(-1)
         self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
         self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
-        s = self.segments
-        if len(s):
-            x0 = float(min(s[:, 0].min(), s[:, 2].min()))
-            x1 = float(max(s[:, 0].max(), s[:, 2].max()))
-            y0 = float(min(s[:, 1].min(), s[:, 3].min()))
-            y1 = float(max(s[:, 1].max(), s[:, 3].max()))
+        pts, offs = drawing.points, drawing.offsets
+        n_e = len(drawing.edge_keys)
+        counts = np.diff(offs)
+        ok = counts >= 2
+        first = np.minimum(offs[:-1], max(len(pts) - 1, 0))
+        last = np.maximum(offs[1:] - 1, 0)
+        cut = self.kinds == 2
+        # an arrowhead at the consumer: a graph edge's start, a cut edge's end (the constant)
+        self.tip_i = np.where(cut, last, first)[ok]
+        self.from_i = np.where(cut, last - 1, first + 1)[ok]
+        self.arrow_edges = np.flatnonzero(ok)
+        self.label_points = drawing.label_points
+        if len(pts):
+            bx0 = np.full(n_e, np.inf)
+            by0 = np.full(n_e, np.inf)
+            bx1 = np.full(n_e, -np.inf)
+            by1 = np.full(n_e, -np.inf)
+            s0 = offs[:-1][counts > 0]
+            bx0[counts > 0] = np.minimum.reduceat(pts[:, 0], s0)
+            by0[counts > 0] = np.minimum.reduceat(pts[:, 1], s0)
+            bx1[counts > 0] = np.maximum.reduceat(pts[:, 0], s0)
+            by1[counts > 0] = np.maximum.reduceat(pts[:, 1], s0)
+            self.bbox = np.c_[bx0, by0, bx1, by1]
+            x0, y0 = float(pts[:, 0].min()), float(pts[:, 1].min())
+            x1, y1 = float(pts[:, 0].max()), float(pts[:, 1].max())
             m = 80.0 * style.scale
             self._rect = QtCore.QRectF(x0 - m, y0 - m, x1 - x0 + 2 * m, y1 - y0 + 2 * m)
         else:
+            self.bbox = np.zeros((0, 4))
             self._rect = QtCore.QRectF()
+        self._lines()
+
+    def _lines(self) -> None:
+        """The lines to paint, by kind (rebuilt when the kinds change after backward)."""
+        d = self.drawing
+        seg = d.segments
+        kind = self.kinds[d.segment_edges] if len(seg) else np.zeros(0, dtype=np.int64)
+        self.paint_segs, self.paint_kinds = _merged_segments(seg, kind)
 
     def boundingRect(self) -> QtCore.QRectF:
         return self._rect
 
     def set_labels(self, labels: Sequence[str], kinds: np.ndarray) -> None:
+        changed = not np.array_equal(kinds, self.kinds)
         self.labels = list(labels)
         self.kinds = kinds
+        if changed:
+            self._lines()
         self.update()
 
     def visible(self, rect: QtCore.QRectF) -> np.ndarray:
         """Indices of the edges whose bounding box meets ``rect``."""
-        s = self.segments
-        if not len(s):
+        b = self.bbox
+        if not len(b):
             return np.zeros(0, dtype=np.int64)
-        lo_x = np.minimum(s[:, 0], s[:, 2])
-        hi_x = np.maximum(s[:, 0], s[:, 2])
-        lo_y = np.minimum(s[:, 1], s[:, 3])
-        hi_y = np.maximum(s[:, 1], s[:, 3])
         mask = (
-            (hi_x >= rect.left()) & (lo_x <= rect.right())
-            & (hi_y >= rect.top()) & (lo_y <= rect.bottom())
+            (b[:, 2] >= rect.left()) & (b[:, 0] <= rect.right())
+            & (b[:, 3] >= rect.top()) & (b[:, 1] <= rect.bottom())
         )
         return np.flatnonzero(mask)
 
@@ -602,54 +524,73 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
         widget: QtWidgets.QWidget | None = None,
     ) -> None:
         st = self.style
-        shown = _exposed(self, painter, option)
-        if shown is None:
+        rect = option.exposedRect if option.exposedRect.isValid() else self._rect
+        s = self.paint_segs
+        if not len(s):
             return
-        idx, lod = shown
-        s = self.segments
-        kinds = self.kinds
+        lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(
+            painter.worldTransform()
+        )
+        seen = (
+            (np.maximum(s[:, 0], s[:, 2]) >= rect.left())
+            & (np.minimum(s[:, 0], s[:, 2]) <= rect.right())
+            & (np.maximum(s[:, 1], s[:, 3]) >= rect.top())
+            & (np.minimum(s[:, 1], s[:, 3]) <= rect.bottom())
+        )
+        if not seen.any():
+            return
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
-        if idx.size > 3000:  # thousands of hairlines: antialiasing costs, and shows nothing
+        if int(seen.sum()) > 12000:  # thousands of hairlines: antialiasing costs, shows nothing
             painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
         for kind, pen in enumerate(st.edge_pens):
-            sel = idx[kinds[idx] == kind]
-            if not sel.size:
-                continue
-            painter.setPen(pen)
-            painter.drawLines([QtCore.QLineF(*row) for row in s[sel].tolist()])
-        if st.text_size(lod) < EDGE_LABEL_LOD or idx.size > MAX_LABELLED_EDGES:
+            sel = seen & (self.paint_kinds == kind)
+            if sel.any():
+                painter.setPen(pen)
+                painter.drawPath(_lines_path(s[sel]))
+        if st.text_size(lod) < EDGE_LABEL_LOD:
             return
-        # arrowheads at the consuming end (data flows down; gradient flows back up)
+        # arrowheads and labels of the edges that end (or are labelled) in view
+        pts = self.drawing.points
+        tips = pts[self.tip_i] if len(self.tip_i) else np.zeros((0, 2))
+        lp = self.label_points
+
+        def inside(xy: np.ndarray) -> np.ndarray:
+            return ((xy[:, 0] >= rect.left()) & (xy[:, 0] <= rect.right())
+                    & (xy[:, 1] >= rect.top()) & (xy[:, 1] <= rect.bottom()))
+
+        arrows = np.flatnonzero(inside(tips)) if len(tips) else np.zeros(0, dtype=np.int64)
+        labelled = np.flatnonzero(inside(lp)) if len(lp) else np.zeros(0, dtype=np.int64)
+        if max(arrows.size, labelled.size) > MAX_LABELLED_EDGES:
+            return
         a = 7.0 * st.scale
-        for i in idx.tolist():
-            x1, y1, x2, y2 = s[i]
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        for k in arrows.tolist():
+            x2, y2 = pts[self.tip_i[k]]
+            x1, y1 = pts[self.from_i[k]]
             ang = math.atan2(y2 - y1, x2 - x1)
-            pen = st.edge_pens[int(kinds[i])]
-            painter.setPen(QtCore.Qt.PenStyle.NoPen)
-            painter.setBrush(pen.color())
-            pts = [
+            painter.setBrush(st.edge_pens[int(self.kinds[self.arrow_edges[k]])].color())
+            painter.drawPolygon([
                 QtCore.QPointF(x2, y2),
                 QtCore.QPointF(x2 - a * math.cos(ang - 0.4), y2 - a * math.sin(ang - 0.4)),
                 QtCore.QPointF(x2 - a * math.cos(ang + 0.4), y2 - a * math.sin(ang + 0.4)),
-            ]
-            painter.drawPolygon(pts)
+            ])
         painter.setFont(st.label_font)
         fm = QtGui.QFontMetricsF(st.label_font)
-        for i in idx.tolist():
+        for i in labelled.tolist():
             label = self.labels[i]
             if not label:
                 continue
-            x1, y1, x2, y2 = s[i]
             lines = label.split("\n")
             w = max(fm.horizontalAdvance(t) for t in lines) + 8 * st.scale
             h = fm.height() * len(lines) + 2 * st.scale
-            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-            rect = QtCore.QRectF(cx - w / 2, cy - h / 2, w, h)
+            cx, cy = lp[i]
+            box = QtCore.QRectF(cx - w / 2, cy - h / 2, w, h)
             painter.setPen(QtCore.Qt.PenStyle.NoPen)
             painter.setBrush(st.label_bg)
-            painter.drawRoundedRect(rect, 3, 3)
-            painter.setPen(st.edge_pens[int(kinds[i])].color() if kinds[i] == 1 else st.muted)
-            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, label)
+            painter.drawRoundedRect(box, 3, 3)
+            kind = int(self.kinds[i])
+            painter.setPen(st.edge_pens[kind].color() if kind == 1 else st.muted)
+            painter.drawText(box, QtCore.Qt.AlignmentFlag.AlignCenter, label)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -755,6 +696,9 @@ class GraphView(QtWidgets.QGraphicsView):
             for item in items.values():
                 rect = rect.united(item.sceneBoundingRect())
         self.items_by_key = items
+        if drawing.edge_keys:  # lanes round the drawing lie outside the boxes
+            x0, y0, x1, y1 = drawing.bounds()
+            rect = rect.united(QtCore.QRectF(x0, y0, x1 - x0, y1 - y0))
         self._content = rect  # what fitting shows
         m = 8.0 * self.style_.scale
         scene.setSceneRect(rect.adjusted(-m, -m, m, m))
@@ -900,7 +844,8 @@ class GraphView(QtWidgets.QGraphicsView):
             self.background_clicked.emit()
 
     def edge_at(self, p: QtCore.QPointF, tolerance: float) -> Any:
-        """The key of the edge nearest to scene point ``p`` within ``tolerance``, or None."""
+        """The key of the edge nearest to scene point ``p`` within ``tolerance``, or None
+        (the distance to any straight piece of its polyline)."""
         d = self.drawing
         if d is None or not len(d.segments):
             return None
@@ -911,12 +856,13 @@ class GraphView(QtWidgets.QGraphicsView):
         t = np.clip(((p.x() - ax) * dx + (p.y() - ay) * dy) / length2, 0.0, 1.0)
         dist = np.hypot(ax + t * dx - p.x(), ay + t * dy - p.y())
         i = int(np.argmin(dist))
-        return d.edge_keys[i] if dist[i] <= tolerance else None
+        return d.edge_keys[int(d.segment_edges[i])] if dist[i] <= tolerance else None
 
     def edge_midpoint(self, key: Any) -> QtCore.QPointF | None:
-        """Scene position of the middle of an edge (tests click there)."""
+        """A scene point on an edge's polyline, in the gap above its consumer (where its label
+        is; tests click there)."""
         d = self.drawing
         if d is None or key not in d.edge_keys:
             return None
-        x1, y1, x2, y2 = d.segments[d.edge_keys.index(key)]
-        return QtCore.QPointF((x1 + x2) / 2, (y1 + y2) / 2)
+        x, y = d.label_points[d.edge_keys.index(key)]
+        return QtCore.QPointF(float(x), float(y))
