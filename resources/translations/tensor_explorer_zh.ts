@@ -307,154 +307,176 @@
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="175"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="176"/>
+        <source>The operations one call of this module made (forward hooks noted them while the program ran): {0} operations.</source>
+        <translation>这个模块的一次调用所做的运算（程序运行时由 forward 钩子记下）：共 {0} 个运算。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="179"/>
+        <source>This is call {0} of it.</source>
+        <translation>这是它的第 {0} 次调用。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="182"/>
         <source>{0} repeated blocks of {1} operations</source>
         <translation>{0} 个重复块，每块 {1} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="177"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="184"/>
         <source>The same block of operations, {0} times in a row: the iterations of a loop or the layers of a stack. Blocks count as the same when their operations and the way they connect are the same; their values, shapes and weights may differ.</source>
         <translation>同一块运算连续出现 {0} 次：循环的各次迭代，或堆叠的各层。只要运算和它们的连接方式相同，就算作相同的块；它们的值、形状和权重可以不同。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="181"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="188"/>
         <source>Click it in the graph to show its blocks.</source>
         <translation>在图中点击它即可显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="183"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="190"/>
         <source>Block {0} of {1} ({2} operations)</source>
         <translation>第 {0} 块，共 {1} 块（{2} 个运算）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="185"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="192"/>
         <source>One block of a run of repeated blocks; block 1 was computed first (the first iteration the run covers).</source>
         <translation>一串重复块中的一块；第 1 块最先计算（这一串所包含的第一次迭代）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="187"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="180"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="194"/>
         <source>Click it in the graph to show its operations.</source>
         <translation>在图中点击它即可显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="193"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="195"/>
+        <source>Its operations</source>
+        <translation>它的运算</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="201"/>
+        <source>Named values inside: {0}</source>
+        <translation>其中有名字的值：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="204"/>
         <source>Leaves it reads ({0}): {1}</source>
         <translation>它读取的叶子（{0} 个）：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="210"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="221"/>
         <source>{0} was computed from this node, but without a graph: backward will never reach it.</source>
         <translation>{0} 由这个节点计算得到，但没有计算图：backward 永远不会到达它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="228"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="239"/>
         <source>{0} uses of different outputs of {1}: each output gets its own gradient.</source>
         <translation>用到了 {1} 的 {0} 个不同输出：每个输出各有自己的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="231"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="242"/>
         <source>This input is used {0} times by the operation; the gradients of each use add up.</source>
         <translation>这个输入被该运算使用了 {0} 次；每次使用的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="235"/>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="282"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="246"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="293"/>
         <source>Run backward to see the gradient that flows along this edge.</source>
         <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="241"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="252"/>
         <source>use {0} (input {1} of {2}), output {3}</source>
         <translation>第 {0} 处使用（{2} 的第 {1} 个输入），输出 {3}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="243"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="254"/>
         <source>use {0} (input {1} of {2})</source>
         <translation>第 {0} 处使用（{2} 的第 {1} 个输入）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="247"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="258"/>
         <source>sum: what {0} receives from this operation</source>
         <translation>合计：{0} 从这个运算收到的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="259"/>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="270"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="298"/>
         <source>No gradient flowed along this edge.</source>
         <translation>这条边上没有梯度流过。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="285"/>
         <source>{0} edges of the graph, one from each place in the group that uses {1}; the gradients along them add up.</source>
         <translation>计算图中的 {0} 条边，分组里每个用到 {1} 的地方各有一条；沿这些边的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="289"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="300"/>
         <source>Norm of the summed gradient: {0}</source>
         <translation>梯度之和的范数：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="291"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="302"/>
         <source>Expand the group to see the gradient along each edge.</source>
         <translation>展开分组可查看每条边上的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="297"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="308"/>
         <source>Click it in the graph to expand it.</source>
         <translation>在图中点击它即可展开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="298"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="309"/>
         <source>Cut off from the graph</source>
         <translation>已从计算图断开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="299"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="310"/>
         <source>Cut: gradient stops here</source>
         <translation>断开：梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="300"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="196"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="311"/>
         <source>Each block, in the order computed</source>
         <translation>每一块（按计算顺序）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="301"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="312"/>
         <source>gradient it receives</source>
         <translation>它接收的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="302"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="313"/>
         <source>gradient shape</source>
         <translation>梯度形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="303"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="314"/>
         <source>group</source>
         <translation>分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="304"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="315"/>
         <source>Group of {0} operations</source>
         <translation>{0} 个运算组成的分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="305"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="316"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="306"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="317"/>
         <source>names</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="307"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="318"/>
         <source>on</source>
         <translation>位于</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="308"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="319"/>
         <source>Saved for backward</source>
         <translation>为反向传播保存的张量</translation>
     </message>
@@ -462,17 +484,17 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="707"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="708"/>
         <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
         <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="703"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="704"/>
         <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
         <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
         <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
         <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
@@ -562,7 +584,7 @@
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="769"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="772"/>
         <source>{0} backward call(s) ran, then: {1}</source>
         <translation>运行了 {0} 次 backward，之后：{1}</translation>
     </message>
@@ -593,7 +615,7 @@
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="756"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="759"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
@@ -603,12 +625,12 @@
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="713"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
@@ -633,12 +655,12 @@
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="717"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="718"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="711"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="712"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
@@ -658,17 +680,17 @@
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="726"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
         <source>outputs {0}</source>
         <translation>输出 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="760"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="763"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="738"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
@@ -678,27 +700,27 @@
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="765"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="768"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="764"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="694"/>
         <source>Expanded {0} repeated blocks of {1} operations each.</source>
         <translation>展开了 {0} 个重复块，每块 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
         <source>Expanded block {0} of {1} ({2} operations).</source>
         <translation>展开了第 {0} 块（共 {1} 块，{2} 个运算）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="691"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
@@ -713,62 +735,62 @@
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="673"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="674"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="730"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="732"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="686"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="749"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="751"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="678"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="679"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="745"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="747"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="682"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="683"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="727"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="694"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="718"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="719"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
@@ -803,92 +825,112 @@
         <translation>第 {0} 块，共 {1} 块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="683"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="673"/>
+        <source>call {0}</source>
+        <translation>第 {0} 次调用</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
         <source>Click for its saved tensors.</source>
         <translation>点击查看它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="685"/>
         <source>click to expand</source>
         <translation>点击展开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="685"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="686"/>
         <source>constant · {0}</source>
         <translation>常量 · {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
         <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
         <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
         <source>grad (retained) = {0}</source>
         <translation>grad（保留）= {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
         <source>gradient stops here</source>
         <translation>梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
         <source>leaf {0} {1}</source>
         <translation>叶子 {0} {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="712"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="713"/>
         <source>no grad</source>
         <translation>无梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="722"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="723"/>
         <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
         <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="727"/>
+        <source>out {0}:</source>
+        <translation>输出 {0}：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
         <source>re-running the program failed: {0}</source>
         <translation>重新运行程序失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
         <source>root</source>
         <translation>根</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
         <source>root: {0}</source>
         <translation>根：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="739"/>
         <source>saved tensor changed in place!</source>
         <translation>保存的张量被原地修改了！</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="738"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
         <source>The gradient list is not a rectangular list of numbers ({0}).</source>
         <translation>梯度列表不是规整的数字列表（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
         <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
         <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="752"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
+        <source>The operations one call of {0} made. Click to show them.</source>
+        <translation>{0} 一次调用所做的运算。点击展开查看。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="755"/>
         <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
         <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="770"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="773"/>
+        <source>{0} calls in a row</source>
+        <translation>连续 {0} 次调用</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="774"/>
         <source>{0} ops</source>
         <translation>{0} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="771"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="775"/>
         <source>{0} × {1} ops</source>
         <translation>{0} × {1} 个运算</translation>
     </message>

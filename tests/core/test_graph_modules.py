@@ -179,3 +179,132 @@ def test_no_grad_calls_leave_no_note() -> None:
     with recording(), torch.no_grad():
         y = lin(torch.ones(1, 2))
     assert y.grad_fn is None
+
+
+# ---------------------------------------------------------------------------------------------
+# module boxes in the folded view and the drawing
+
+
+def is_dag(view: Any) -> bool:
+    outs: dict[int, list[int]] = {}
+    for s, d in view.edges:
+        outs.setdefault(s, []).append(d)
+    state: dict[int, int] = {}
+
+    def visit(v: int) -> bool:
+        stack = [(v, iter(outs.get(v, ())))]
+        state[v] = 1
+        while stack:
+            u, it = stack[-1]
+            for w in it:
+                if state.get(w) == 1:
+                    return False
+                if w not in state:
+                    state[w] = 1
+                    stack.append((w, iter(outs.get(w, ()))))
+                    break
+            else:
+                state[u] = 2
+                stack.pop()
+        return True
+
+    return all(visit(n.id) for n in view.nodes if n.id not in state)
+
+
+def workspace_graph(source: str, root: str) -> tuple[Workspace, Any, list[Any]]:
+    ws = Workspace()
+    ws.run(source)
+    graph = trace(ws[root], dict(ws.items()))
+    return ws, graph, module_calls(graph, dict(ws.items()))
+
+
+MLP = ("net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n"
+       "x = torch.randn(3, 4)\nloss = (net(x) - 1).pow(2).mean()\n")
+LSTM = ("cell = nn.LSTMCell(2, 3)\nxs = torch.randn(48, 1, 2)\nh = torch.zeros(1, 3)\n"
+        "c = torch.zeros(1, 3)\nfor t in range(48):\n    h, c = cell(xs[t], (h, c))\n"
+        "loss = h.sum() + c.sum()\n")
+
+
+def test_an_mlp_shows_one_box_per_layer_and_every_edge() -> None:
+    from tensor_explorer.core.graph_layout import collapse
+    from tensor_explorer.core.graph_session import first_view, layout
+    from tests.core.test_graph_drawing import check_drawing
+
+    ws, graph, calls = workspace_graph(MLP, "loss")
+    view = first_view(graph, None, dict(ws.items()))
+    assert isinstance(view, type(collapse(graph)))
+    boxes = {view.info[g].title: g for g in view.groups if view.info[g].kind == "module"}
+    assert set(boxes) == {"net.0 · Linear", "net.1 · ReLU", "net.2 · Linear"}
+    for c in calls[1:]:  # each layer's box holds exactly the ops that layer's call made
+        assert set(view.groups[boxes[c.title]]) == set(c.members)
+    # the Sequential starts open; the layers' weights stay outside, as leaves
+    assert all(n.kind in ("root", "op", "leaf", "group") for n in view.nodes)
+    assert sum(n.kind == "leaf" for n in view.nodes) == 4
+    assert is_dag(view)
+    d = layout(graph, modules=dict(ws.items()))
+    check_drawing(graph, view, d)
+    titles = {n.text.title for n in d.nodes}
+    assert {"net.0 · Linear", "net.1 · ReLU", "net.2 · Linear"} <= titles
+    # opening a box shows what the call made
+    opened = collapse(graph, {boxes["net.0 · Linear"]}, modules=calls, fold=False)
+    assert {n.label for n in opened.nodes} >= {"AddmmBackward0", "TBackward0"}
+    assert boxes["net.0 · Linear"] not in opened.groups
+    assert is_dag(opened)
+
+
+def test_an_lstm_loop_folds_into_one_run_of_cell_calls() -> None:
+    from tensor_explorer.core.graph_layout import collapse
+    from tensor_explorer.core.graph_session import layout
+    from tests.core.test_graph_drawing import check_drawing
+
+    ws, graph, calls = workspace_graph(LSTM, "loss")
+    assert len(calls) == 48
+    view = collapse(graph, modules=calls)
+    runs = [g for g, i in view.info.items() if i.kind == "repeat"]
+    assert len(runs) == 1
+    run = view.info[runs[0]]
+    assert run.title == "cell · LSTMCell" and run.repeats >= 46
+    assert len(view.nodes) < 20 and is_dag(view)
+    check_drawing(graph, view, layout(graph, modules=dict(ws.items())))
+    # every original node is shown once: in a box, a run, or as itself
+    shown = [m for ms in view.groups.values() for m in ms]
+    assert len(shown) == len(set(shown))
+    # the run opens into its cell calls, and a call into its ops; the run stays open
+    opened = collapse(graph, {runs[0]}, modules=calls)
+    cells = [g for g, i in opened.info.items() if i.kind == "module"]
+    assert len(cells) >= run.repeats and is_dag(opened)
+    deeper = collapse(graph, {runs[0], cells[3]}, modules=calls)
+    assert cells[3] not in deeper.groups and runs[0] not in deeper.groups
+    assert set(cells[:3]) <= set(deeper.groups)
+    assert is_dag(deeper)
+    check_drawing(graph, deeper, layout(deeper))
+
+
+def test_named_values_stay_visible_unless_the_box_reads_them() -> None:
+    from tensor_explorer.core.graph_layout import collapse
+
+    ws, graph, calls = workspace_graph(
+        "cell = nn.LSTMCell(2, 3)\nh, c = cell(torch.ones(1, 2))\nloss = h.sum() + c.sum()",
+        "loss")
+    view = collapse(graph, modules=calls, fold=False)
+    (box,) = [g for g, i in view.info.items() if i.kind == "module"]
+    named = {graph.nodes[m].tensor for m in view.groups[box]}
+    assert "c" in named  # h = o * tanh(c) reads c inside the call: c stays in the box
+    assert any(n.tensor == "h" for n in view.nodes if n.kind != "group")  # h is outside
+    assert is_dag(view)
+
+
+def test_the_session_shows_module_boxes_with_their_titles() -> None:
+    from tensor_explorer.core.graph_session import GraphSession
+
+    ws = Workspace()
+    ws.run(MLP)
+    s = GraphSession(ws)
+    s.run(s.follow())
+    titles = {t.title for t in s.node_labels().values()}
+    assert {"net.0 · Linear", "net.1 · ReLU", "net.2 · Linear"} <= titles
+    box = next(g for g, i in s.shown.info.items() if i.title == "net.0 · Linear")
+    s.run(s.expand(box))
+    assert "AddmmBackward0" in {t.title for t in s.node_labels().values()}
+    s.run(s.backward())
+    assert ws["net"][0].weight.grad is not None

@@ -151,7 +151,11 @@ def test_edge_labels_show_each_use_and_each_output() -> None:
     labels, kinds = s.edge_labels()
     by_pair = {(graph.nodes[a].label, graph.nodes[b].label): labels[(a, b)]
                for a, b in graph.edges}
-    assert by_pair[("CatBackward0", "SplitWithSizesBackward0")].startswith("outputs 0, 1")
+    split_label = by_pair[("CatBackward0", "SplitWithSizesBackward0")]
+    assert split_label.startswith("outputs 0, 1")
+    # cat([q, p]): slot 0 sends q's gradient (output 1 of the split), slot 1 p's (output 0)
+    assert split_label.split("\n")[1:] == [f"out 1: ‖∇‖ = {3 ** 0.5:.4g}",
+                                           f"out 0: ‖∇‖ = {2 ** 0.5:.4g}"]
     mul = next(v for (a, b), v in by_pair.items() if a == "MulBackward0")
     assert mul.startswith("(5,) ×2")
     assert all(kinds.get(e) == 1 for e in graph.edges)

@@ -606,7 +606,7 @@ def layout(
 # ---------------------------------------------------------------------------------------------
 # collapsing: chains and repeated blocks
 
-GroupKind = Literal["chain", "repeat", "block"]
+GroupKind = Literal["chain", "repeat", "block", "module"]
 
 
 @dataclass(frozen=True)
@@ -615,7 +615,9 @@ class GroupInfo:
 
     ``kind`` is ``"chain"`` (ops with one input and one consumer each), ``"repeat"`` (a run of
     structurally identical consecutive blocks, e.g. the iterations of a loop or the layers of a
-    stack) or ``"block"`` (one block of a run the pane expanded). ``members`` are the original
+    stack), ``"block"`` (one block of a run the pane expanded) or ``"module"`` (the ops one
+    call of an ``nn.Module`` made; ``title`` says which: ``"encoder.0 · Linear"``, ``index``
+    which call of it, 1 for the first). ``members`` are the original
     node ids it hides, root side first (never leaves: those stay visible). ``repeats`` is the
     number of blocks of a run (1 otherwise) and ``block_ops`` the labels of one block's ops in
     the order the forward pass computed them. ``index`` numbers a block within its run
@@ -629,6 +631,7 @@ class GroupInfo:
     block_ops: tuple[str, ...] = ()
     index: int = 0
     parent: int | None = None
+    title: str = ""
 
 
 @dataclass(eq=False)
@@ -1109,7 +1112,12 @@ def _find_repeats(graph: Graph) -> _Repeats:
 
 
 def collapse(
-    graph: Graph, expanded: Set[int] = frozenset(), *, min_chain: int = 2
+    graph: Graph,
+    expanded: Set[int] = frozenset(),
+    *,
+    min_chain: int = 2,
+    modules: Sequence[ModuleCallLike] = (),
+    fold: bool = True,
 ) -> CollapsedGraph:
     """Fold repeated blocks and chains of single-input ops into expandable group nodes.
 
@@ -1147,17 +1155,37 @@ def collapse(
     always gives the same ids. A group whose id is in ``expanded`` shows what is inside it: a
     run its blocks (or its ops, for blocks of one op), a block its ops and inner runs.
 
+    **Modules.** ``modules`` (:func:`~tensor_explorer.core.graph_modules.module_calls`: which
+    ops each ``nn.Module`` call made, outer calls first) fold first: each call shown folded is
+    one box (:class:`GroupInfo` kind ``"module"``, titled ``"encoder.0 · Linear"``); a call
+    that is open shows the calls made inside it, folded, and its own ops. Calls at the top
+    that made other calls (a ``Sequential``, a model) start open; the rest start folded; a
+    module box's id in ``expanded`` opens it. Repeated blocks and chains are then found among
+    the boxes and the ops outside them, so a cell called in a loop folds into one run of its
+    calls ("48 × cell · LSTMCell"), however many values it carries from step to step. With
+    ``modules``, run and block ids are made from where they start (stable when a module box
+    inside them is opened), and ``fold=False`` folds module calls only (small graphs).
+
     Near-linear: O(nodes + edges) for the chain-like graphs of loops, plus a log factor for
     nested paths and jump-pointer queries; 20k nodes take about 0.1 s.
     """
     with _no_gc():  # many small lists: each collection would scan every live object
+        if modules:
+            return _collapse_modules(graph, expanded, min_chain, modules, fold)
         return _collapse(graph, expanded, min_chain)
 
 
-def _collapse(graph: Graph, expanded: Set[int], min_chain: int) -> CollapsedGraph:
+def _collapse(graph: Graph, expanded: Set[int], min_chain: int,
+              ids: Callable[[_Run, _Repeats, int], int] | None = None) -> CollapsedGraph:
     nodes = graph.nodes
     n = len(nodes)
     reps = _find_repeats(graph)
+    if ids is not None:  # stable ids: from where each run starts
+        todo = [(g, 0) for g in reps.top]
+        while todo:
+            g, depth = todo.pop()
+            g.id = ids(g, reps, depth)
+            todo.extend((c, depth + 1) for c in g.children)
     allowed = [True] * n
     for g in reps.top:
         for v in reps.members(g):
@@ -1190,4 +1218,162 @@ def _collapse(graph: Graph, expanded: Set[int], min_chain: int) -> CollapsedGrap
     groups.update(chains)
     info.update(chain_info)
     labels.update(chain_labels)
+    return _view(graph, groups, info, labels)
+
+
+# ---------------------------------------------------------------------------------------------
+# module calls
+
+
+class ModuleCallLike(Protocol):
+    """What :func:`collapse` needs of a module call (see ``graph_modules.ModuleCall``)."""
+
+    @property
+    def members(self) -> tuple[int, ...]: ...  # pragma: no cover - protocol
+
+    @property
+    def parent(self) -> int | None: ...  # pragma: no cover - protocol
+
+    @property
+    def title(self) -> str: ...  # pragma: no cover - protocol
+
+    @property
+    def index(self) -> int: ...  # pragma: no cover - protocol
+
+
+def module_box_id(graph: Graph, call: int) -> int:
+    """The id of the box of module call number ``call`` (its place in the calls list) in a
+    :func:`collapse` of ``graph`` with modules."""
+    return 17 * len(graph.nodes) + 16 + call
+
+
+def _open_calls(calls: Sequence[ModuleCallLike], expanded: Set[int], base: int) -> list[bool]:
+    """Which calls show what is inside them: the ones opened (their box id in ``expanded``)
+    and, from the start, calls at the top that made other calls (a model, a Sequential)."""
+    has_children = [False] * len(calls)
+    for c in calls:
+        if c.parent is not None:
+            has_children[c.parent] = True
+    return [(c.parent is None and has_children[i]) or base + i in expanded
+            for i, c in enumerate(calls)]
+
+
+def _fold_modules(
+    graph: Graph, calls: Sequence[ModuleCallLike], expanded: Set[int]
+) -> tuple[Graph, list[int], dict[int, int], dict[int, tuple[int, ...]]]:
+    """The graph with each folded module call as one node (kind ``"group"``, labelled by its
+    title): ``(folded graph, original id of each of its nodes (-1 for a call box), call index
+    of each box, original nodes of each box)``. A call is folded when every call containing it
+    is open and it is not; its box holds its ops (those of the calls made inside it too), never
+    a leaf, and a pinned node (the root, named values, stale ones) only when the box reads it.
+    """
+    nodes = graph.nodes
+    n = len(nodes)
+    is_open = _open_calls(calls, expanded, module_box_id(graph, 0))
+    inside_open = [False] * len(calls)  # every call containing it is open
+    for i, c in enumerate(calls):  # outer calls come first
+        inside_open[i] = c.parent is None or (inside_open[c.parent] and is_open[c.parent])
+    owner = [-1] * n
+    for i, c in enumerate(calls):
+        if not inside_open[i] or is_open[i]:
+            continue
+        members = {v for v in c.members if 0 <= v < n and nodes[v].kind != "leaf"}
+        used_inside = {t for v in members for t in nodes[v].next_ids if t in members}
+        for v in members:
+            # a pinned node stays outside when nothing in the box reads it (the root, a named
+            # result); one the box reads on (an LSTM cell's named c) stays in: outside, it
+            # would be read by the box and read it, a cycle
+            if owner[v] == -1 and (v in used_inside or not _pinned(nodes[v], graph.root)):
+                owner[v] = i
+    fid = [-1] * n
+    orig: list[int] = []
+    call_of: dict[int, int] = {}
+    box_of: dict[int, int] = {}
+    box_members: dict[int, list[int]] = {}
+    for v in range(n):
+        o = owner[v]
+        if o == -1:
+            fid[v] = len(orig)
+            orig.append(v)
+            continue
+        f = box_of.get(o)
+        if f is None:
+            f = box_of[o] = len(orig)
+            call_of[f] = o
+            box_members[f] = []
+            orig.append(-1)
+        fid[v] = f
+        box_members[f].append(v)
+    m = len(orig)
+    outs: list[list[int]] = [[] for _ in range(m)]
+    seen: list[set[int]] = [set() for _ in range(m)]
+    for v in range(n):
+        a = fid[v]
+        for t in nodes[v].next_ids:
+            if t is None:
+                continue
+            b = fid[t]
+            if b != a and b not in seen[a]:
+                seen[a].add(b)
+                outs[a].append(b)
+    fnodes: list[Node] = []
+    for f in range(m):
+        v = orig[f]
+        if v >= 0:
+            fnodes.append(nodes[v]._replace(id=f, next_ids=tuple(outs[f])))
+        else:
+            first = nodes[box_members[f][0]]
+            fnodes.append(Node(f, calls[call_of[f]].title, "group", None, tuple(outs[f]),
+                               first.shapes, first.dtypes, first.device))
+    edges = [(a, b) for a in range(m) for b in outs[a]]
+    folded = Graph(nodes=fnodes, edges=edges, edge_info={}, root=0)
+    return folded, orig, call_of, {f: tuple(ms) for f, ms in box_members.items()}
+
+
+def _collapse_modules(graph: Graph, expanded: Set[int], min_chain: int,
+                      calls: Sequence[ModuleCallLike], fold: bool) -> CollapsedGraph:
+    nodes = graph.nodes
+    n = len(nodes)
+    base = module_box_id(graph, 0)
+    folded, orig, call_of, box_members = _fold_modules(graph, calls, expanded)
+
+    def originals(f: int) -> tuple[int, ...]:
+        return box_members.get(f, (orig[f],))
+
+    def stable(g: _Run, reps: _Repeats, depth: int) -> int:
+        first = min(originals(reps.members(g)[0]))
+        return n + 16 * first + 2 * min(depth, 7) + (0 if g.kind == "repeat" else 1)
+
+    if fold:
+        fexp = {e for e in expanded if e >= n} | {
+            f for f, v in enumerate(orig) if v >= 0 and v in expanded}
+        view = _collapse(folded, fexp, min_chain, ids=stable)
+        fgroups, finfo = view.groups, view.info
+    else:
+        fgroups, finfo = {}, {}
+    groups: dict[int, tuple[int, ...]] = {}
+    info: dict[int, GroupInfo] = {}
+    labels: dict[int, str] = {}
+    inside: set[int] = set()
+    for gid, fmembers in fgroups.items():
+        gi = finfo[gid]
+        ms = tuple(sorted(v for f in fmembers for v in originals(f)))
+        inside.update(fmembers)
+        key = orig[gid] if gi.kind == "chain" else gid
+        groups[key] = ms
+        titles = {folded.nodes[f].label for f in fmembers if f in call_of}
+        boxes_only = gi.kind != "chain" and all(f in call_of for f in fmembers)
+        info[key] = GroupInfo(gi.kind, ms, gi.repeats, gi.block_ops, gi.index, gi.parent,
+                              " + ".join(sorted(titles)) if boxes_only else "")
+        labels[key] = (f"{len(fmembers)} ops" if gi.kind == "chain"
+                       else f"{gi.repeats} × {_ops_text(gi.block_ops)}")
+    for f, i in call_of.items():
+        if f in inside:
+            continue
+        c = calls[i]
+        ms = box_members[f]
+        groups[base + i] = ms
+        info[base + i] = GroupInfo("module", ms, 1, tuple(nodes[v].label for v in ms),
+                                   c.index, None, c.title)
+        labels[base + i] = c.title
     return _view(graph, groups, info, labels)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -41,8 +41,10 @@ from .autograd import backward as tx_backward
 from .autograd import zero_grad as tx_zero_grad
 from .graph_drawing import Drawing, Metrics, compute_drawing, estimate_metrics
 from .graph_layout import CollapsedGraph, collapse
+from .graph_modules import module_calls
 from .graph_texts import (
     N_,
+    EdgeNorm,
     Tr,
     bundle_norms,
     const_label,
@@ -247,7 +249,7 @@ class _State:
     """What belongs to the graph shown now (reset together)."""
 
     record: BackwardRecord | None = None
-    edge_norms: dict[tuple[int, int], float | None] | None = None
+    edge_norms: dict[tuple[int, int], EdgeNorm] | None = None
     bundled_norms: dict[tuple[int, int], float | None] | None = None
     retained: dict[str, torch.Tensor | None] = field(default_factory=dict)
 
@@ -305,7 +307,7 @@ class GraphSession:
         return self._state.record
 
     @property
-    def edge_norms(self) -> dict[tuple[int, int], float | None] | None:
+    def edge_norms(self) -> dict[tuple[int, int], EdgeNorm] | None:
         """Norm of the gradient along each edge of the graph (by original edge) after the last
         backward; None before one."""
         return self._state.edge_norms
@@ -477,6 +479,7 @@ class GraphSession:
         old = self.graph if self.graph is not None and self.record is not None else None
         draw = self.draw
         extra = self._extra
+        modules = {n: v for n, v in ws.items() if isinstance(v, torch.nn.Module)}
 
         def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Built:
             if old is not None and old.function(0) is root.grad_fn:
@@ -484,9 +487,7 @@ class GraphSession:
             else:
                 graph = trace(root, names)
             progress(0.3)
-            shown: Graph | CollapsedGraph = graph
-            if len(graph) > COLLAPSE_ABOVE:
-                shown = collapse(graph, expanded=expanded)
+            shown = first_view(graph, expanded, modules)
             progress(0.4)
             constants = cut_constants(ws, graph, selected)
             members: dict[int, int] = {}
@@ -861,12 +862,17 @@ def retained_choices(graph: Graph | None) -> list[str]:
 # tx.layout
 
 
-def first_view(graph: Graph, expanded: Collection[int] | None = None) -> Graph | CollapsedGraph:
-    """How the pane shows ``graph``: whole up to :data:`COLLAPSE_ABOVE` nodes, else with
-    repeated blocks and chains folded (``expanded``: the group keys opened)."""
-    if expanded is None and len(graph.nodes) <= COLLAPSE_ABOVE:
+def first_view(graph: Graph, expanded: Collection[int] | None = None,
+               modules: Mapping[str, Any] | None = None) -> Graph | CollapsedGraph:
+    """How the pane shows ``graph``: each ``nn.Module`` call that made its ops folded into a
+    box (named by its path among ``modules``, the workspace's values; see
+    :mod:`~tensor_explorer.core.graph_modules`), and above :data:`COLLAPSE_ABOVE` nodes repeated
+    blocks and chains folded too; ``expanded``: the group keys opened."""
+    calls = module_calls(graph, modules or {})
+    big = len(graph.nodes) > COLLAPSE_ABOVE
+    if not big and not calls:
         return graph
-    return collapse(graph, expanded=frozenset(expanded or ()))
+    return collapse(graph, expanded=frozenset(expanded or ()), modules=calls, fold=big)
 
 
 def layout(
@@ -874,6 +880,7 @@ def layout(
     expanded: Literal["all"] | Collection[int] | None = None,
     *,
     metrics: Metrics | None = None,
+    modules: Mapping[str, Any] | None = None,
 ) -> Drawing:
     """The picture the graph pane draws of ``graph``, as data (``tx.layout``).
 
@@ -884,6 +891,8 @@ def layout(
             nodes with repeated blocks and chains folded into groups); ``"all"``: every node;
             a set of group keys: those groups opened (``collapse(graph, expanded=...)``).
         metrics: text metrics for the box sizes (default: the bundled font's, estimated).
+        modules: values by name whose ``nn.Module`` s name the module boxes by path (module
+            calls are known for graphs built by a workspace's programs).
 
     Returns a :class:`~tensor_explorer.core.graph_drawing.Drawing`: ``boxes`` ``{key: (x, y,
     w, h)}`` (top-left corner, y down; inputs above the ops that read them, the root at the
@@ -902,7 +911,7 @@ def layout(
                              f"not {expanded!r}")
         shown = source = graph
     else:
-        shown, source = first_view(graph, expanded), graph
+        shown, source = first_view(graph, expanded, modules), graph
     labels, kinds = edge_texts(shown, source, None)
     return compute_drawing(shown, node_texts(shown, source), labels, kinds,
                            metrics if metrics is not None else estimate_metrics())

@@ -23,6 +23,7 @@ from .graph_layout import CollapsedGraph
 
 __all__ = [
     "CUT_REASONS",
+    "EdgeNorm",
     "GradientInputError",
     "Tr",
     "bundle_norms",
@@ -234,6 +235,9 @@ def node_texts(
     tip_block = tr(N_("One block of a repeated run; block 1 was computed first. Click to show "
                       "its operations."))
     tip_op = tr(N_("Click for its saved tensors."))
+    tip_module = tr(N_("The operations one call of {0} made. Click to show them."))
+    t_call = tr(N_("call {0}"))
+    t_calls = tr(N_("{0} calls in a row"))
     meta_cache: dict[tuple[Any, Any], tuple[str, str, str]] = {}
     groups = shown.groups if isinstance(shown, CollapsedGraph) else {}
     infos = shown.info if isinstance(shown, CollapsedGraph) else {}
@@ -261,13 +265,25 @@ def node_texts(
         elif kind == "group":
             members = groups.get(node.id, ())
             info = infos.get(node.id)
-            if info is not None and info.kind == "repeat":
-                title = t_repeat.format(info.repeats, len(info.block_ops))
-                lines = [ops_text(info.block_ops), t_expand]
+            if info is not None and info.kind == "module":
+                title = info.title
+                lines = [ops_text(info.block_ops)]
+                inside = [graph.nodes[m].tensor for m in members if graph.nodes[m].tensor]
+                if inside:
+                    lines.append(", ".join(f"= {t}" for t in inside[:3]))
+                if info.index > 1:
+                    lines.append(t_call.format(info.index))
+                lines.append(t_expand)
+                tip = tip_module.format(info.title)
+            elif info is not None and info.kind == "repeat":
+                title = (f"{info.repeats} × {info.title}" if info.title
+                         else t_repeat.format(info.repeats, len(info.block_ops)))
+                lines = [t_calls.format(info.repeats) if info.title else
+                         ops_text(info.block_ops), t_expand]
                 tip = tip_repeat.format(info.repeats)
             elif info is not None and info.kind == "block":
                 title = t_block.format(info.index, info.repeats)
-                lines = [ops_text(info.block_ops), t_expand]
+                lines = [info.title or ops_text(info.block_ops), t_expand]
                 tip = tip_block
             else:
                 first = graph.nodes[members[0]].label if members else ""
@@ -309,9 +325,14 @@ def edge_grad_norm(g: EdgeGrad | None) -> float | None:
     return float(sum(n * n for n in known) ** 0.5)
 
 
-def edge_norms(record: Any) -> dict[tuple[int, int], float | None]:
-    """The norm of the gradient along every edge of a :class:`BackwardRecord`."""
-    return {k: edge_grad_norm(g) for k, g in record.edge_grads.items()}
+EdgeNorm = float | tuple[float | None, ...] | None
+
+
+def edge_norms(record: Any) -> dict[tuple[int, int], EdgeNorm]:
+    """The norm of the gradient along every edge of a :class:`BackwardRecord`; for an edge
+    into several outputs of a multi-output op, one norm per slot (in slot order)."""
+    return {k: tuple(grad_norm(p) for p in g) if isinstance(g, tuple) else grad_norm(g)
+            for k, g in record.edge_grads.items()}
 
 
 def bundle_norms(
@@ -353,7 +374,7 @@ def bundle_norms(
 def edge_texts(
     shown: Graph | CollapsedGraph,
     graph: Graph,
-    norms: Mapping[tuple[int, int], float | None] | None,
+    norms: Mapping[tuple[int, int], EdgeNorm] | None,
     bundled: Mapping[tuple[int, int], float | None] | None = None,
     tr: Tr = _same,
 ) -> tuple[dict[tuple[int, int], str], dict[tuple[int, int], int]]:
@@ -371,11 +392,12 @@ def edge_texts(
     bundles = shown.bundles if isinstance(shown, CollapsedGraph) else {}
     no_grad = "\n" + tr(N_("no grad"))
     t_outputs = tr(N_("outputs {0}"))
+    t_out = tr(N_("out {0}:"))
     cache: dict[tuple[Any, ...], str] = {}
     info_of = graph.edge_info
     for key in shown.edges:
         bundle = bundles.get(key)
-        norm: float | None
+        norm: EdgeNorm
         if bundle is not None:
             info = info_of.get(bundle[0])
             shape = shape_text(info.shape) if info is not None and info.shape is not None else ""
@@ -399,7 +421,13 @@ def edge_texts(
             text = cached
             norm, sign = (None if norms is None else norms.get(orig)), "‖∇‖"
         if norms is not None:
-            if norm is None:
+            if isinstance(norm, tuple):  # one line per output of a multi-output op
+                outs = info.input_nrs if info is not None else tuple(range(len(norm)))
+                for nr, part in zip(outs, norm, strict=False):
+                    shown_norm = "None" if part is None else _num(part)
+                    text += f"\n{t_out.format(nr)} {sign} = {shown_norm}"
+                kinds[key] = 1
+            elif norm is None:
                 text += no_grad
             else:
                 text += f"\n{sign} = {_num(norm)}"

@@ -171,7 +171,14 @@ class GraphDetails(QtWidgets.QTextBrowser):
         leaves = sorted({graph.nodes[d].tensor or graph.nodes[d].label
                          for s, d in graph.edges
                          if s in inside and graph.nodes[d].kind == "leaf"})
-        if info.kind == "repeat":
+        if info.kind == "module":
+            head = info.title
+            body = self.tr("The operations one call of this module made (forward hooks noted "
+                           "them while the program ran): {0} operations.").format(len(members))
+            if info.index > 1:
+                body += " " + self.tr("This is call {0} of it.").format(info.index)
+            click = self.tr("Click it in the graph to show its operations.")
+        elif info.kind == "repeat":
             head = self.tr("{0} repeated blocks of {1} operations").format(
                 info.repeats, len(ops))
             body = self.tr("The same block of operations, {0} times in a row: the iterations of "
@@ -185,9 +192,13 @@ class GraphDetails(QtWidgets.QTextBrowser):
             body = self.tr("One block of a run of repeated blocks; block 1 was computed first "
                            "(the first iteration the run covers).")
             click = self.tr("Click it in the graph to show its operations.")
+        order = (self.tr("Its operations") if info.kind == "module"
+                 else self.tr("Each block, in the order computed"))
         parts = [f"<h3>{esc(head)}</h3>", _p(body),
-                 f"<p><b>{esc(self.tr('Each block, in the order computed'))}</b></p>"
-                 f"<ol>{items}{more}</ol>"]
+                 f"<p><b>{esc(order)}</b></p><ol>{items}{more}</ol>"]
+        named = [graph.nodes[m].tensor for m in members if graph.nodes[m].tensor]
+        if named:
+            parts.append(_p(self.tr("Named values inside: {0}").format(", ".join(named))))
         if leaves:
             shown_leaves = ", ".join(leaves[:12]) + (" …" if len(leaves) > 12 else "")
             parts.append(_p(self.tr("Leaves it reads ({0}): {1}").format(

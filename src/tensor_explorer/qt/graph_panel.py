@@ -670,6 +670,7 @@ _LUPDATE = (
     QT_TRANSLATE_NOOP("GraphPanel", "Back to the workspace's own values."),
     QT_TRANSLATE_NOOP("GraphPanel", 'backward ×{0} done (call {1} since .grad was None). {2}'),
     QT_TRANSLATE_NOOP("GraphPanel", 'block {0} of {1}'),
+    QT_TRANSLATE_NOOP("GraphPanel", 'call {0}'),
     QT_TRANSLATE_NOOP(
         "GraphPanel",
         "Can't re-run on {0}: {1} was handed in (explore(), a file or the API), not made "
@@ -723,6 +724,7 @@ _LUPDATE = (
         "GraphPanel",
         'One block of a repeated run; block 1 was computed first. Click to show its '
         'operations.'),
+    QT_TRANSLATE_NOOP("GraphPanel", 'out {0}:'),
     QT_TRANSLATE_NOOP("GraphPanel", 'outputs {0}'),
     QT_TRANSLATE_NOOP("GraphPanel", 'passed'),
     QT_TRANSLATE_NOOP(
@@ -749,6 +751,7 @@ _LUPDATE = (
     QT_TRANSLATE_NOOP(
         "GraphPanel",
         'The numerical check needs leaves that are workspace values; this graph has none.'),
+    QT_TRANSLATE_NOOP("GraphPanel", 'The operations one call of {0} made. Click to show them.'),
     QT_TRANSLATE_NOOP(
         "GraphPanel",
         'The same block of operations {0} times in a row (a loop, or a stack of layers): '
@@ -767,6 +770,7 @@ _LUPDATE = (
         "zero_grad(set_to_none=True): every leaf's .grad is None now; the next backward "
         'starts counting again at call 1.'),
     QT_TRANSLATE_NOOP("GraphPanel", '{0} backward call(s) ran, then: {1}'),
+    QT_TRANSLATE_NOOP("GraphPanel", '{0} calls in a row'),
     QT_TRANSLATE_NOOP("GraphPanel", '{0} ops'),
     QT_TRANSLATE_NOOP("GraphPanel", '{0} × {1} ops'),
 )
