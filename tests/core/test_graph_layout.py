@@ -294,7 +294,8 @@ def check_view(graph: Graph, view: CollapsedGraph) -> dict[int, int]:
     for e in view.edges:
         originals = view.originals(e)
         assert originals and (e in view.edge_map) != (e in view.bundles)
-        assert len({d for _, d in originals}) == 1  # a bundle ends at one node
+        # a bundle ends at one node, or inside one group (a loop carrying h and c)
+        assert len({d for _, d in originals}) == 1 or e[1] in view.groups
         for s, d in originals:
             assert (shown[s], shown[d]) == e
             nexts = [f for f, _ in graph.function(s).next_functions]
@@ -600,3 +601,37 @@ def test_twenty_thousand_traced_nodes_collapse_fast() -> None:
     elapsed = time.perf_counter() - t0
     assert [r.repeats for r in repeats(view)] == [6999]
     assert elapsed < 1.0, f"collapse of {len(graph)} nodes took {elapsed:.2f} s"
+
+
+def test_a_loop_carrying_two_values_folds_in_creation_order() -> None:
+    # A hand-written LSTM: each step reads both h and c of the step before, so no single node
+    # enters a step (the dominator tree sees no repeat); its steps are still consecutive
+    # stretches of the order the forward pass made the ops, and fold into one run.
+    torch.manual_seed(0)
+    w = torch.randn(3, 12, requires_grad=True)
+    u = torch.randn(3, 12, requires_grad=True)
+    xs = torch.randn(40, 1, 3)
+    h = torch.zeros(1, 3)
+    c = torch.zeros(1, 3)
+    for t in range(40):
+        gates = xs[t] @ w + h @ u
+        i, f, g, o = gates.chunk(4, 1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+    graph = trace(h.sum() + c.sum(), {"w": w, "u": u})
+    view = collapse(graph)
+    check_view(graph, view)
+    runs = [i for i in view.info.values() if i.kind == "repeat"]
+    assert len(runs) == 1 and runs[0].repeats >= 36
+    # the blocks line up with the iterations: each starts with the two matrix products
+    assert runs[0].block_ops[:4] == (
+        "MmBackward0", "MmBackward0", "AddBackward0", "SplitBackward0")
+    assert len(runs[0].block_ops) == 13
+    assert len(view.nodes) < 40
+    # the gradient along the bundled edges still adds up to each weight's .grad
+    record = backward(h.sum() + c.sum(), names={"w": w, "u": u}, graph=graph)
+    w_id = next(n.id for n in graph.leaves() if n.tensor == "w")
+    into_w = [e for e in graph.edges if e[1] == w_id]
+    total = sum(record.edge_grads[e] for e in into_w)
+    torch.testing.assert_close(total, w.grad)
+    expand_everything(graph)

@@ -52,7 +52,7 @@ Neither ever hides the root, a leaf, a named value or a node with a stale saved 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -646,8 +646,9 @@ class CollapsedGraph:
     ``BackwardRecord.edge_grads[edge_map[e]]`` labels ``e``. A view edge that stands for
     several original edges (a run of blocks that all read the same leaf ``w``: one edge from
     the group to ``w`` for 500 original ones) is not in ``edge_map`` but in ``bundles``, with
-    all of them; they all end at the same node, so their gradients add up to what the group
-    sends there. :meth:`originals` gives either.
+    all of them; they all end at the same node (their gradients add up to what the group sends
+    there), or, between two groups, inside the same group (a loop carrying ``h`` and ``c``
+    from block to block). :meth:`originals` gives either.
     """
 
     nodes: list[Node]
@@ -1145,7 +1146,8 @@ def collapse(
     member and the view stays a DAG), and leaves: every leaf stays visible, and a group gets
     one edge to each leaf its blocks read (a bundle of edges, see :class:`CollapsedGraph`).
     What the dominator tree cannot split (several loop-carried values, like an LSTM's ``h``
-    and ``c``) is not found.
+    and ``c``) is found in the order the forward pass made the ops
+    (:func:`_add_runs_in_time`).
 
     **Chains**: then, among the nodes in no repeated group, each maximal run of at least
     ``min_chain`` ops with one input and one consumer becomes a group (:func:`collapse_chains`).
@@ -1176,10 +1178,15 @@ def collapse(
 
 
 def _collapse(graph: Graph, expanded: Set[int], min_chain: int,
-              ids: Callable[[_Run, _Repeats, int], int] | None = None) -> CollapsedGraph:
+              ids: Callable[[_Run, _Repeats, int], int] | None = None,
+              seq: Sequence[int] | None = None, by_time: bool = True) -> CollapsedGraph:
     nodes = graph.nodes
     n = len(nodes)
     reps = _find_repeats(graph)
+    if by_time:
+        order = seq if seq is not None else _sequence_numbers(graph)
+        if order is not None:
+            _add_runs_in_time(graph, reps, order)
     if ids is not None:  # stable ids: from where each run starts
         todo = [(g, 0) for g in reps.top]
         while todo:
@@ -1218,7 +1225,170 @@ def _collapse(graph: Graph, expanded: Set[int], min_chain: int,
     groups.update(chains)
     info.update(chain_info)
     labels.update(chain_labels)
-    return _view(graph, groups, info, labels)
+    view = _view(graph, groups, info, labels)
+    if by_time and len(reps.segments) and not _acyclic(view):  # (runs found in time order
+        return _collapse(graph, expanded, min_chain, ids, seq, by_time=False)  # and others)
+    return view
+
+
+def _acyclic(view: CollapsedGraph) -> bool:
+    """Whether the view's edges make no cycle (Kahn's algorithm)."""
+    index = {nd.id: i for i, nd in enumerate(view.nodes)}
+    indeg = [0] * len(index)
+    outs: list[list[int]] = [[] for _ in index]
+    for a, b in view.edges:
+        outs[index[a]].append(index[b])
+        indeg[index[b]] += 1
+    ready = [i for i, d in enumerate(indeg) if d == 0]
+    done = 0
+    while ready:
+        i = ready.pop()
+        done += 1
+        for j in outs[i]:
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                ready.append(j)
+    return done == len(index)
+
+
+def _sequence_numbers(graph: Graph) -> list[int] | None:
+    """Autograd's creation number of each node (``Node._sequence_nr()``: in the order the
+    forward pass made them, on one thread); None when the graph has no autograd objects."""
+    functions = graph._functions
+    if len(functions) != len(graph.nodes):
+        return None
+    try:
+        return [-1 if nd.kind == "leaf" else int(fn._sequence_nr())
+                for nd, fn in zip(graph.nodes, functions, strict=True)]
+    except (AttributeError, RuntimeError, TypeError):
+        return None
+
+
+def _add_runs_in_time(graph: Graph, reps: _Repeats, seq: Sequence[int]) -> None:
+    """Repeated blocks the dominator tree cannot see, found in the order the forward pass made
+    the ops: a loop that carries two values (an LSTM's ``h`` and ``c``) has no single node
+    through which each iteration is entered, but its iterations are consecutive stretches of
+    that order with the same ops, each reading the one before it the same way.
+
+    The ops not already in a run, ordered by creation, get a code from their label and their
+    inputs' labels (pinned nodes and nodes in other runs are barriers: no run crosses them);
+    :func:`_find_runs` finds periodic stretches, and each is checked op by op (every input is
+    the same node as the previous block's, a leaf in both, or the input at the same place one
+    block earlier) and cut where the check fails. A run found so is a stretch of a
+    topological order, so folding it keeps the view a DAG. Adds runs (and their blocks) to
+    ``reps``, on paths of their own.
+    """
+    nodes = graph.nodes
+    n = len(nodes)
+    taken = [False] * n
+    for g in reps.top:
+        for v in reps.members(g):
+            taken[v] = True
+    live = [v for v in range(n) if nodes[v].kind != "leaf" and seq[v] >= 0]
+    if len(live) < 4:
+        return
+    live.sort(key=lambda v: seq[v])
+    pos = {v: i for i, v in enumerate(live)}
+    labels = [nd.label for nd in nodes]
+    table: dict[tuple, int] = {}
+    raw = np.empty(len(live), dtype=np.int64)
+    codes = np.empty(len(live), dtype=np.int64)
+    for i, v in enumerate(live):
+        nd = nodes[v]
+        key = (nd.label, nd.kind, tuple(
+            "-" if t is None else "L" if nodes[t].kind == "leaf" else labels[t]
+            for t in nd.next_ids))
+        raw[i] = table.setdefault(key, len(table))
+        barrier = taken[v] or _pinned(nd, graph.root)
+        codes[i] = -1 - i if barrier else raw[i]
+    next_id = max((r.id for r in _all_runs(reps)), default=n - 1) + 1
+    pid = max(reps.segments, default=-1) + 1
+
+    def same_place(t: int | None, u: int | None, p: int) -> bool:
+        if t is None or u is None:
+            return t is u
+        if t == u:
+            return True
+        if nodes[t].kind == "leaf" or nodes[u].kind == "leaf":
+            return nodes[t].kind == nodes[u].kind == "leaf"
+        pt, pu = pos.get(t), pos.get(u)
+        return pt is not None and pu is not None and pt - pu == p
+
+    def alike(k: int, a: int, p: int) -> bool:  # block k of a run starting at a, vs block k-1
+        for j in range(p):
+            v, u = live[a + k * p + j], live[a + (k - 1) * p + j]
+            if labels[v] != labels[u] or len(nodes[v].next_ids) != len(nodes[u].next_ids):
+                return False
+            for t, w in zip(nodes[v].next_ids, nodes[u].next_ids, strict=True):
+                if not same_place(t, w, p):
+                    return False
+        return True
+
+    def crossing(q: int, a: int, p: int) -> int:  # edges from block 1 into earlier blocks
+        lo, hi = a + q + p, a + q + 2 * p
+        count = 0
+        for i in range(lo, hi):
+            for t in nodes[live[i]].next_ids:
+                j = pos.get(t) if t is not None else None
+                if j is not None and j < lo:
+                    count += 1
+        return count
+
+    consumers: list[list[int]] = [[] for _ in range(n)]
+    for src, dst in graph.edges:
+        consumers[dst].append(src)
+
+    def side_exit(b: int, a: int, p: int) -> bool:
+        """Whether a value of block ``b`` is read after the next block (then ``b`` ends the
+        run: a group is left only by its last block's values, as a loop passes on what it
+        carries; a value kept for later stays in sight)."""
+        beyond = a + (b + 2) * p
+        for i in range(a + b * p, a + (b + 1) * p):
+            for c in consumers[live[i]]:
+                j = pos.get(c)
+                if j is not None and j >= beyond:
+                    return True
+        return False
+
+    for a0, p, r0 in _find_runs(codes, raw):
+        # blocks start where an iteration starts: the rotation across which fewest values
+        # flow (a loop passes on only what it carries); a partial block at the end is left
+        a, r = a0, r0
+        if p > 1 and r0 >= 3:
+            q = min(range(p), key=lambda q: (crossing(q, a0, p), q))
+            if q:
+                a, r = a0 + q, r0 - 1
+        k, start = 1, 0
+        while k <= r:
+            if k == r or not alike(k, a, p) or side_exit(k - 1, a, p):
+                count = k - start
+                while count >= 2 and side_exit(start + count - 1, a, p):
+                    count -= 1  # (the last block's values too are read on soon, or not at all)
+                if count >= 2:
+                    blocks = [[live[a + b * p + j] for j in reversed(range(p))]
+                              for b in reversed(range(start, start + count))]  # root side 1st
+                    segs = reps.segments.setdefault(pid, [])
+                    lo = len(segs)
+                    segs.extend(blocks)
+                    run = _Run(next_id, "repeat", pid, lo, lo + count, count, 1)
+                    next_id += 1
+                    if p > 1:
+                        for t in range(count):
+                            block = _Run(next_id, "block", pid, lo + t, lo + t + 1, count, 1,
+                                         count - t, run)
+                            next_id += 1
+                            run.children.append(block)
+                    reps.top.append(run)
+                start = k
+            k += 1
+
+
+def _all_runs(reps: _Repeats) -> Iterator[_Run]:
+    stack = list(reps.top)
+    while stack:
+        g = stack.pop()
+        yield g
+        stack.extend(g.children)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -341,8 +341,9 @@ def bundle_norms(
     """For each shown edge that stands for several edges (a group of repeated blocks to a leaf
     they all read), the norm of the sum of their gradients: what the group sends along it.
 
-    All the edges of a bundle end at the same node; when they feed different outputs of a
-    multi-output op, the sums per output are combined as one vector (root of the sum of
+    The edges of a bundle end at the same node (or, between two groups, at a few nodes of the
+    same group); the gradients into each node's input add up, and the sums for different
+    nodes or outputs of a multi-output op are combined as one vector (root of the sum of
     squares). ``None`` where no gradient flowed.
     """
     out: dict[tuple[int, int], float | None] = {}
@@ -351,7 +352,7 @@ def bundle_norms(
     slot_grads = record.slot_grads
     info_of = shown.source.edge_info
     for key, originals in shown.bundles.items():
-        sums: dict[int, torch.Tensor] = {}
+        sums: dict[tuple[int, int], torch.Tensor] = {}
         for e in originals:
             info = info_of.get(e)
             if info is None:
@@ -361,8 +362,8 @@ def bundle_norms(
                 if g is None or g.device.type == "meta":
                     continue
                 g64 = g.detach().to(torch.complex128 if g.is_complex() else torch.float64)
-                prev = sums.get(nr)
-                sums[nr] = g64 if prev is None else prev + g64
+                prev = sums.get((e[1], nr))
+                sums[(e[1], nr)] = g64 if prev is None else prev + g64
         if not sums:
             out[key] = None
         else:

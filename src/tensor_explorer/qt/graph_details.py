@@ -278,8 +278,9 @@ class GraphDetails(QtWidgets.QTextBrowser):
         s = self.session
         graph = shown.source
         originals = shown.bundles[key]
-        dst = graph.nodes[originals[0][1]]
-        dst_name = dst.tensor or dst.label
+        dsts = dict.fromkeys(graph.nodes[d].tensor or graph.nodes[d].label
+                             for _, d in originals)
+        dst_name = ", ".join(dsts)
         info = graph.edge_info.get(originals[0])
         parts = [f"<h3>{esc(self.tr('group'))} → {esc(dst_name)} (× {len(originals)})</h3>",
                  _p(self.tr("{0} edges of the graph, one from each place in the group that "
