@@ -379,7 +379,7 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/graph_details.py" line="246"/>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="293"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="294"/>
         <source>Run backward to see the gradient that flows along this edge.</source>
         <translation>运行 backward 以查看沿这条边流过的梯度。</translation>
     </message>
@@ -400,83 +400,83 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/graph_details.py" line="270"/>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="298"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="299"/>
         <source>No gradient flowed along this edge.</source>
         <translation>这条边上没有梯度流过。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="285"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="286"/>
         <source>{0} edges of the graph, one from each place in the group that uses {1}; the gradients along them add up.</source>
         <translation>计算图中的 {0} 条边，分组里每个用到 {1} 的地方各有一条；沿这些边的梯度会相加。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="300"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="301"/>
         <source>Norm of the summed gradient: {0}</source>
         <translation>梯度之和的范数：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="302"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="303"/>
         <source>Expand the group to see the gradient along each edge.</source>
         <translation>展开分组可查看每条边上的梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="308"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="309"/>
         <source>Click it in the graph to expand it.</source>
         <translation>在图中点击它即可展开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="309"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="310"/>
         <source>Cut off from the graph</source>
         <translation>已从计算图断开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="310"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="311"/>
         <source>Cut: gradient stops here</source>
         <translation>断开：梯度在这里停止</translation>
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/graph_details.py" line="196"/>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="311"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="312"/>
         <source>Each block, in the order computed</source>
         <translation>每一块（按计算顺序）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="312"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="313"/>
         <source>gradient it receives</source>
         <translation>它接收的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="314"/>
         <source>gradient shape</source>
         <translation>梯度形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="314"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="315"/>
         <source>group</source>
         <translation>分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="315"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="316"/>
         <source>Group of {0} operations</source>
         <translation>{0} 个运算组成的分组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="316"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="317"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="317"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="318"/>
         <source>names</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="318"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="319"/>
         <source>on</source>
         <translation>位于</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="319"/>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="320"/>
         <source>Saved for backward</source>
         <translation>为反向传播保存的张量</translation>
     </message>
@@ -484,188 +484,188 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="708"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
         <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
         <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="704"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="710"/>
         <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
         <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="706"/>
         <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
         <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="310"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="312"/>
         <source>Re-run the program that built this graph on another device</source>
         <translation>在另一个设备上重新运行构建这张图的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="311"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="313"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="312"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="314"/>
         <source>Zoom out (-)</source>
         <translation>缩小 (-)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="315"/>
         <source>Zoom in (+)</source>
         <translation>放大 (+)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="314"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="316"/>
         <source>Show the whole graph (0)</source>
         <translation>显示整张图 (0)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="358"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="362"/>
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="317"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="321"/>
         <source>Run root.backward(...) and record the gradient along every edge</source>
         <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="318"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="322"/>
         <source>How many backward calls to run in a row</source>
         <translation>连续运行多少次 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="320"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="324"/>
         <source>Keep the saved tensors so backward can run on this graph again</source>
         <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="323"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="327"/>
         <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
         <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="326"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="330"/>
         <source>Call retain_grad() on this intermediate so its .grad is kept</source>
         <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="327"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="331"/>
         <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
         <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="329"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="333"/>
         <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
         <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="330"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="334"/>
         <source>Numerical check</source>
         <translation>数值检验</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="332"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="336"/>
         <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
         <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="333"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="337"/>
         <source>Training step…</source>
         <translation>训练一步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="335"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="339"/>
         <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="772"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="778"/>
         <source>{0} backward call(s) ran, then: {1}</source>
         <translation>运行了 {0} 次 backward，之后：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="336"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="340"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="337"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="341"/>
         <source>Accumulation</source>
         <translation>累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="308"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="310"/>
         <source>Device:</source>
         <extracomment>emitted after a graph is shown (drawn), and after each backward / zero_grad</extracomment>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="321"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="325"/>
         <source>gradient:</source>
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="359"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="363"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="759"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="765"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="464"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="720"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="704"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="467"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
         <source>(collapsed: repeated blocks in {0} group(s), {1} chain(s); click a group to expand)</source>
         <translation>（已折叠：{0} 个重复块分组，{1} 条链；点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="475"/>
         <source>(repeated blocks collapsed into {0} group(s): click a group to expand)</source>
         <translation>（重复块折叠成了 {0} 个分组：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="478"/>
         <source>({0} chains collapsed: click a group to expand)</source>
         <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="477"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="481"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="718"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="724"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="712"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="718"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="502"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="507"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
@@ -675,122 +675,122 @@
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="667"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
         <source>outputs {0}</source>
         <translation>输出 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="763"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="769"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="738"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="671"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="676"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="768"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="774"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="764"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="770"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="694"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
         <source>Expanded {0} repeated blocks of {1} operations each.</source>
         <translation>展开了 {0} 个重复块，每块 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
         <source>Expanded block {0} of {1} ({2} operations).</source>
         <translation>展开了第 {0} 块（共 {1} 块，{2} 个运算）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="670"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="675"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="666"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="671"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="674"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="679"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="730"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="751"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="757"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="679"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="747"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="753"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="683"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="752"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="719"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="725"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
@@ -800,137 +800,152 @@
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="461"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="317"/>
+        <source>Fold</source>
+        <translation>折叠</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="318"/>
+        <source>Fold the groups you opened again (the first view)</source>
+        <translation>把展开过的分组重新折叠（回到最初的视图）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="465"/>
         <source>Graph of {0}: {1} nodes, {2} edges</source>
         <translation>{0} 的计算图：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="663"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="668"/>
         <source>(meta: no values)</source>
         <translation>（meta：没有数值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="664"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="669"/>
         <source>A chain of operations with one input and one consumer each.</source>
         <translation>一条运算链：每个运算只有一个输入和一个使用者。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="665"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="670"/>
         <source>A leaf: backward accumulates its gradient into .grad.</source>
         <translation>叶子：backward 把它的梯度累积到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="677"/>
         <source>block {0} of {1}</source>
         <translation>第 {0} 块，共 {1} 块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="673"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="678"/>
         <source>call {0}</source>
         <translation>第 {0} 次调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
         <source>Click for its saved tensors.</source>
         <translation>点击查看它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="685"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="690"/>
         <source>click to expand</source>
         <translation>点击展开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="686"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="691"/>
         <source>constant · {0}</source>
         <translation>常量 · {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
         <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
         <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="701"/>
+        <source>Folded the groups again.</source>
+        <translation>已把分组重新折叠。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="702"/>
         <source>grad (retained) = {0}</source>
         <translation>grad（保留）= {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="703"/>
         <source>gradient stops here</source>
         <translation>梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="705"/>
         <source>leaf {0} {1}</source>
         <translation>叶子 {0} {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="713"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="719"/>
         <source>no grad</source>
         <translation>无梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="723"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
         <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
         <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="727"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
         <source>out {0}:</source>
         <translation>输出 {0}：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
         <source>re-running the program failed: {0}</source>
         <translation>重新运行程序失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="742"/>
         <source>root</source>
         <translation>根</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
         <source>root: {0}</source>
         <translation>根：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="739"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="745"/>
         <source>saved tensor changed in place!</source>
         <translation>保存的张量被原地修改了！</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
         <source>The gradient list is not a rectangular list of numbers ({0}).</source>
         <translation>梯度列表不是规整的数字列表（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="749"/>
         <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
         <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="760"/>
         <source>The operations one call of {0} made. Click to show them.</source>
         <translation>{0} 一次调用所做的运算。点击展开查看。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="755"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
         <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
         <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="773"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="779"/>
         <source>{0} calls in a row</source>
         <translation>连续 {0} 次调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="774"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="780"/>
         <source>{0} ops</source>
         <translation>{0} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="775"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="781"/>
         <source>{0} × {1} ops</source>
         <translation>{0} × {1} 个运算</translation>
     </message>

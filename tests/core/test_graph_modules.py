@@ -283,7 +283,7 @@ def test_an_lstm_loop_folds_into_one_run_of_cell_calls() -> None:
 def test_named_values_stay_visible_unless_the_box_reads_them() -> None:
     from tensor_explorer.core.graph_layout import collapse
 
-    ws, graph, calls = workspace_graph(
+    _ws, graph, calls = workspace_graph(
         "cell = nn.LSTMCell(2, 3)\nh, c = cell(torch.ones(1, 2))\nloss = h.sum() + c.sum()",
         "loss")
     view = collapse(graph, modules=calls, fold=False)

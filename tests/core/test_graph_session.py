@@ -222,3 +222,16 @@ def test_backward_while_a_program_runs_is_refused() -> None:
     with ws._lock:  # as while a program runs
         assert s.backward() is None
     assert s.message is not None and s.message.kind == "warning"
+
+
+def test_fold_goes_back_to_the_first_view() -> None:
+    ws, s, _ = session_on(
+        "W = torch.randn(3, 3, requires_grad=True)\nh = torch.zeros(3)\n"
+        "for t in range(60):\n    h = torch.tanh(h @ W + 1)\nloss = h.sum()\n")
+    first = set(s.shown.groups) if isinstance(s.shown, CollapsedGraph) else set()
+    assert s.fold() is None  # nothing opened yet
+    s.run(s.expand(next(iter(first))))
+    assert isinstance(s.shown, CollapsedGraph) and set(s.shown.groups) != first
+    s.run(s.fold())
+    assert not s.expanded and set(s.shown.groups) == first
+    assert ws["W"].grad is None

@@ -467,6 +467,14 @@ class GraphSession:
             self.say(N_("Expanded a chain of {0} operations."), len(shown.groups[key]))
         return self.follow(self._extra)
 
+    def fold(self) -> Job | None:
+        """Fold every group opened since the graph was first shown (the first view again)."""
+        if not self.expanded:
+            return None
+        self.expanded.clear()
+        self.say(N_("Folded the groups again."))
+        return self.follow(self._extra)
+
     def _build(self, selected: str | None) -> Job:
         """Trace, fold, and let the view draw (inline for small graphs, else in the
         background)."""

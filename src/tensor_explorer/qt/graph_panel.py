@@ -226,6 +226,7 @@ class GraphPanel(QtWidgets.QWidget):
         self.zoom_out_btn = QtWidgets.QToolButton(text="−")  # type: ignore[call-arg]
         self.zoom_in_btn = QtWidgets.QToolButton(text="+")  # type: ignore[call-arg]
         self.fit_btn = QtWidgets.QToolButton()
+        self.fold_btn = QtWidgets.QToolButton()
         self.backward_btn = QtWidgets.QPushButton()
         self.times_spin = QtWidgets.QSpinBox()
         self.times_spin.setRange(1, 100)
@@ -267,7 +268,7 @@ class GraphPanel(QtWidgets.QWidget):
         self.device_label = QtWidgets.QLabel()
         row1.addWidget(self.device_label)
         row1.addWidget(self.device_combo)
-        for b in (self.zoom_out_btn, self.zoom_in_btn, self.fit_btn):
+        for b in (self.zoom_out_btn, self.zoom_in_btn, self.fit_btn, self.fold_btn):
             row1.addWidget(b)
         # the controls wrap onto more lines when the panel is narrow or the text large
         # (presentation mode), each label with its field, instead of clipping
@@ -290,6 +291,7 @@ class GraphPanel(QtWidgets.QWidget):
         self.zoom_in_btn.clicked.connect(lambda: self.view.zoom(1.25))
         self.zoom_out_btn.clicked.connect(lambda: self.view.zoom(0.8))
         self.fit_btn.clicked.connect(lambda: self.view.fit(whole=True))
+        self.fold_btn.clicked.connect(lambda: self._start(self.session.fold()))
         self.backward_btn.clicked.connect(lambda: self.backward())
         self.times_spin.valueChanged.connect(self._times_changed)
         self.zero_btn.clicked.connect(lambda: self.zero_grad())
@@ -312,6 +314,8 @@ class GraphPanel(QtWidgets.QWidget):
         self.zoom_out_btn.setToolTip(self.tr("Zoom out (-)"))
         self.zoom_in_btn.setToolTip(self.tr("Zoom in (+)"))
         self.fit_btn.setToolTip(self.tr("Show the whole graph (0)"))
+        self.fold_btn.setText(self.tr("Fold"))
+        self.fold_btn.setToolTip(self.tr("Fold the groups you opened again (the first view)"))
         self._times_changed(self.times_spin.value())  # "Backward" or "Backward ×N"
         self.backward_btn.setToolTip(self.tr(
             "Run root.backward(...) and record the gradient along every edge"))
@@ -486,6 +490,7 @@ class GraphPanel(QtWidgets.QWidget):
                   self.gradient_edit, self.retain_combo, self.zero_btn, self.check_btn,
                   self.device_combo):
             w.setEnabled(has and not busy)
+        self.fold_btn.setEnabled(has and not busy and bool(s.expanded))
         self.gradient_edit.setPlaceholderText(self._render(root_shape_hint(root)))
         self.gradient_edit.updateGeometry()  # room for what the placeholder now says
         if root is not None:
@@ -693,6 +698,7 @@ _LUPDATE = (
     QT_TRANSLATE_NOOP("GraphPanel", 'Expanded block {0} of {1} ({2} operations).'),
     QT_TRANSLATE_NOOP("GraphPanel", 'Expanded {0} repeated blocks of {1} operations each.'),
     QT_TRANSLATE_NOOP("GraphPanel", 'FAILED'),
+    QT_TRANSLATE_NOOP("GraphPanel", 'Folded the groups again.'),
     QT_TRANSLATE_NOOP("GraphPanel", 'grad (retained) = {0}'),
     QT_TRANSLATE_NOOP("GraphPanel", 'gradient stops here'),
     QT_TRANSLATE_NOOP("GraphPanel", 'Laying out the graph…'),
