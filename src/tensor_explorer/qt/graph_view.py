@@ -14,8 +14,11 @@ Two halves, so that the expensive part can run in a worker thread:
   with dashed "cut" edges from the nodes they were computed from.
 - :class:`GraphView` shows a :class:`Drawing`: one light item per node (:class:`NodeItem`) and
   a single :class:`EdgeLayer` that paints only the lines crossing the exposed area. Text is
-  drawn only when it would be readable (level of detail from the zoom), so a 20k-node graph
-  fitted to the window costs a few filled rectangles per node. Wheel, ``+``/``-`` and ``0``
+  never drawn below the window's minimum size (:func:`theme.min_point_size`): as the zoom
+  shrinks, a box shows less instead (all its lines, then its title and shape, then its title
+  alone drawn as large as the box allows, then nothing; see :class:`NodeFit`), and an edge
+  label drops its gradient line, then itself. So a 20k-node graph fitted to the window costs
+  a few filled rectangles per node. Wheel, ``+``/``-`` and ``0``
   zoom (``0``: fit), dragging pans; a click (press and release without moving) on a node or
   near an edge emits :attr:`GraphView.node_clicked` / :attr:`GraphView.edge_clicked`.
 """
@@ -23,10 +26,11 @@ Two halves, so that the expensive part can run in a worker thread:
 from __future__ import annotations
 
 import math
+import re
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -43,11 +47,15 @@ from . import theme
 KINDS = ("root", "op", "leaf", "group", "const")
 MAX_FIT_SCALE = 2.5  # "fit" never magnifies a small graph beyond this (readable, not huge)
 MIN_SCALE, MAX_SCALE = 0.01, 8.0
-# Thresholds on the *text's* on-screen size: zoom times the style's scale (presentation mode
-# draws larger text, so it stays readable at a smaller zoom)
-TEXT_LOD = 0.45  # below this, nodes are drawn without text
-EDGE_LABEL_LOD = 0.6  # below this (or with too many edges in view), no edge labels
+# Thresholds on the zoom times the style's scale (presentation mode draws larger, so it stays
+# legible at a smaller zoom). They decide the *look* (rounded boxes, arrowheads), not the text:
+# text is drawn only at least at theme.min_point_size() on screen (see NodeFit)
+TEXT_LOD = 0.45  # below this, boxes are plain rectangles
+EDGE_LABEL_LOD = 0.6  # below this (or with too many edges in view), no arrowheads nor labels
 MAX_LABELLED_EDGES = 400
+MAX_GROW = 2.0  # a box showing less than all its lines draws them up to this x larger
+LABEL_GROW = 1.25  # an edge label showing its shape alone draws it this x larger
+FIT_MARGIN = 0.96  # enlarged text is fitted to this share of the box (hinting, kerning)
 SMALL_TEXT = 0.9  # the smallest text of a drawing (node bodies, edge labels) x the base size
 LAYER_ABOVE = 1500  # bigger drawings paint their nodes from one NodeLayer, not one item each
 
@@ -142,8 +150,95 @@ class TextMetrics(CoreTextMetrics):
 # style shared by the items
 
 
+class DrawnText(NamedTuple):
+    """A text the view drew, as :meth:`GraphView.drawn_texts` records it (a test hook)."""
+
+    role: str  # "title" (of a box), "body" (another line of a box) or "label" (of an edge)
+    text: str
+    point_size: float  # as seen on screen: the font's point size times the painter's scale
+
+
+# levels of detail of a box, from most to least
+FULL, SHAPE, TITLE, BOXES = 3, 2, 1, 0
+LEVEL_NAMES = {FULL: "full", SHAPE: "shape", TITLE: "title", BOXES: "boxes"}
+
+# a tensor's shape as the core writes it, "()", "(3,)", "(2, 3)", between spaces or line ends
+# ("MmBackward0 → … → TanhBackward0 (4)", a group's count of blocks, is not one)
+_SHAPE = re.compile(r"(?:^|\s)(\((?:\d+(?:, \d+)+|\d+,)?\))(?=\s|$)")
+
+
+def shape_line(lines: Sequence[str]) -> str | None:
+    """What a box's shape-only level shows under its title: its first line with a shape, from
+    the shape on (``"(4, 8) float32"``; a leaf's ``"leaf (8,) float32"`` gives
+    ``"(8,) float32"``, in any language); None when no line has one (groups, constants)."""
+    for line in lines:
+        m = _SHAPE.search(line)
+        if m is not None:
+            return line[m.start(1):]
+    return None
+
+
+# the suffix of a backward function's name ("MmBackward0" is "Mm" in a box showing less)
+_BACKWARD = re.compile(r"(?<=.)Backward\d*$")
+
+
+def short_title(title: str) -> str:
+    """The title a box shows when it shows less than all its lines: an operation's name
+    without its ``Backward0`` suffix (``"MseLoss"``), so it can be drawn larger."""
+    return _BACKWARD.sub("", title)
+
+
+CACHE_LIMIT = 50_000  # entries of a style's text caches (texts change after every backward)
+
+
+def _room(cache: dict[Any, Any]) -> dict[Any, Any]:
+    """``cache``, emptied when full (a long session must not keep every text it drew)."""
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    return cache
+
+
+def _floor_pt(pt: float) -> float:
+    """Point sizes in quarter points, rounded down (few distinct fonts, never larger than
+    what was fitted)."""
+    return math.floor(pt * 4.0 + 1e-9) / 4.0
+
+
+@dataclass(frozen=True)
+class NodeFit:
+    """How a box's text fits it at each level of detail: font point sizes at zoom 1, so the
+    level at a zoom is a few multiplications (one per distinct text and box size, cached by
+    :meth:`GraphStyle.node_fit`). A level is drawn when its smallest text, times the zoom, is
+    at least :func:`theme.min_point_size` (:meth:`level`):
+
+    - ``FULL``: the title and every line at their normal sizes (the lines' size decides);
+    - ``SHAPE``: the title (``title``: :func:`short_title`, at ``shape_title_pt``) and the
+      tensor's shape (:func:`shape_line`, ``shape_pt``, never larger than the title), as
+      large as both fit the box;
+    - ``TITLE``: the (short) title alone at ``title_pt``, as large as it fits the box (at
+      most ``MAX_GROW`` x its normal size), so it stays readable longest;
+    - ``BOXES``: no text.
+    """
+
+    title: str
+    shape: str | None
+    shape_title_pt: float
+    shape_pt: float
+    title_pt: float
+
+    def level(self, zoom: float, min_pt: float, body_pt: float) -> int:
+        if body_pt * zoom >= min_pt:
+            return FULL
+        if self.shape is not None and self.shape_pt * zoom >= min_pt:
+            return SHAPE
+        if self.title_pt * zoom >= min_pt:
+            return TITLE
+        return BOXES
+
+
 class GraphStyle:
-    """Fonts, pens and brushes the items paint with (rebuilt on a theme or scale change)."""
+    """Fonts, pens and brushes the items paint with (rebuilt on a theme or scale change), and
+    the caches of what their texts measure."""
 
     def __init__(self, colors: GraphColors, scale: float) -> None:
         self.colors = colors
@@ -156,6 +251,9 @@ class GraphStyle:
         self.body_font.setPointSizeF(theme.BASE_POINT_SIZE * SMALL_TEXT * scale)
         self.label_font = QtGui.QFont(base)
         self.label_font.setPointSizeF(theme.BASE_POINT_SIZE * SMALL_TEXT * scale)
+        self.title_pt = self.title_font.pointSizeF()
+        self.body_pt = self.body_font.pointSizeF()
+        self.label_pt = self.label_font.pointSizeF()
         self.metrics = TextMetrics.measure(self.title_font, self.body_font, scale)
         c = QtGui.QColor
         self.text = c(colors.text)
@@ -181,16 +279,124 @@ class GraphStyle:
         for p in self.edge_pens:
             p.setCosmetic(False)
         self.label_bg = QtGui.QBrush(c(colors.label_bg))
+        #: a test hook: while a list, every text painted is appended (GraphView.drawn_texts)
+        self.recording: list[DrawnText] | None = None
+        self._title_fm = QtGui.QFontMetricsF(self.title_font)
+        self._body_fm = QtGui.QFontMetricsF(self.body_font)
+        self._widths: dict[tuple[bool, str], float] = {}
+        self._fits: dict[tuple[str, tuple[str, ...], float, float], NodeFit] = {}
+        self._fonts: dict[tuple[bool, float], QtGui.QFont] = {}
+        self._elided: dict[tuple[str, bool, float, float], str] = {}
+        self._labels: dict[tuple[str, bool], tuple[str, float, float]] = {}
 
     def text_size(self, zoom: float) -> float:
-        """The text's on-screen size at ``zoom`` (1 = normal text at 100 %): what the
-        ``*_LOD`` thresholds are compared with."""
+        """The text's size on screen at ``zoom`` relative to normal text at 100 % (what the
+        ``*_LOD`` thresholds of the look are compared with)."""
         return zoom * self.scale
+
+    @staticmethod
+    def min_pt() -> float:
+        """The least point size on screen any text may have (:func:`theme.min_point_size`),
+        less a rounding error (a zoom of exactly ``readable_zoom`` must draw all the lines)."""
+        return theme.min_point_size() * (1.0 - 1e-6)
 
     def readable_zoom(self) -> float:
         """The least zoom at which the drawing's smallest text is at least the window's
-        minimum text size (:func:`theme.min_point_size`; larger in presentation mode)."""
-        return theme.min_point_size() / (theme.BASE_POINT_SIZE * SMALL_TEXT * self.scale)
+        minimum text size (:func:`theme.min_point_size`; larger in presentation mode): where
+        boxes show all their lines."""
+        return theme.min_point_size() / self.body_pt
+
+    def text_zoom(self) -> float:
+        """The least zoom at which any text can be drawn (a title enlarged ``MAX_GROW`` x):
+        below it, boxes only."""
+        return self.min_pt() / (self.title_pt * MAX_GROW)
+
+    # -- measuring, once per distinct text ----------------------------------------------------
+
+    def width(self, text: str, bold: bool) -> float:
+        """``text``'s width in the normal title (``bold``) or body font, in scene units."""
+        key = (bold, text)
+        w = self._widths.get(key)
+        if w is None:
+            fm = self._title_fm if bold else self._body_fm
+            w = _room(self._widths)[key] = fm.horizontalAdvance(text)
+        return w
+
+    def node_fit(self, text: NodeText, w: float, h: float) -> NodeFit:
+        """How ``text`` fits a ``w`` x ``h`` box (cached per distinct text and size)."""
+        key = (text.title, tuple(text.lines), w, h)
+        fit = self._fits.get(key)
+        if fit is None:
+            fit = _room(self._fits)[key] = self._fit(text, w, h)
+        return fit
+
+    def _fit(self, text: NodeText, w: float, h: float) -> NodeFit:
+        pad = 10.0 * self.scale
+        iw = max(w - 2 * pad, 1.0) * FIT_MARGIN
+        ih = max(h - 1.2 * pad, 1.0)
+        th, bh = self.metrics.title_height, self.metrics.body_height
+        title = short_title(text.title)
+        grow_w = iw / max(self.width(title, True), 1e-6)
+        title_pt = _floor_pt(self.title_pt * max(1.0, min(MAX_GROW, grow_w, ih / th)))
+        shape = shape_line(text.lines)
+        if shape is None:
+            return NodeFit(title, None, 0.0, 0.0, title_pt)
+        # the shape as large as the width allows (not larger than the title can be), the
+        # title in the height left, never smaller than the shape
+        t_max = self.title_pt * max(1.0, min(MAX_GROW, grow_w))
+        s_grow = iw / max(self.width(shape, False), 1e-6)
+        s_pt = min(self.body_pt * max(1.0, min(MAX_GROW, s_grow)), t_max)
+        t_pt = (ih - s_pt / self.body_pt * bh) * self.title_pt / th
+        if t_pt >= s_pt:
+            t_pt = min(t_max, t_pt)
+        else:  # both lines the same size, as large as the height allows
+            t_pt = s_pt = min(s_pt, ih / (th / self.title_pt + bh / self.body_pt))
+        return NodeFit(title, shape, _floor_pt(t_pt), _floor_pt(s_pt), title_pt)
+
+    def font(self, bold: bool, pt: float) -> QtGui.QFont:
+        """The title (``bold``) or body font at ``pt`` points (cached)."""
+        key = (bold, pt)
+        f = self._fonts.get(key)
+        if f is None:
+            f = QtGui.QFont(self.title_font if bold else self.body_font)
+            f.setPointSizeF(pt)
+            self._fonts[key] = f
+        return f
+
+    def elided(self, text: str, font: QtGui.QFont, bold: bool, width: float) -> str:
+        """``text`` shortened with "…" to ``width`` in ``font`` (cached)."""
+        key = (text, bold, font.pointSizeF(), round(width, 1))
+        out = self._elided.get(key)
+        if out is None:
+            out = _room(self._elided)[key] = _elide(text, font, width)
+        return out
+
+    def label_box(self, label: str, full: bool) -> tuple[str, float, float]:
+        """An edge label as drawn: all its lines (``full``) or its first (the shape), with
+        the width and height of its background (cached)."""
+        key = (label, full)
+        out = self._labels.get(key)
+        if out is None:
+            lines = label.split("\n") if full else label.split("\n")[:1]
+            fm = QtGui.QFontMetricsF(self.label_font if full else self.shape_label_font())
+            w = max(fm.horizontalAdvance(t) for t in lines) + 8 * self.scale
+            h = fm.height() * len(lines) + 2 * self.scale
+            out = _room(self._labels)[key] = ("\n".join(lines), w, h)
+        return out
+
+    def shape_label_font(self) -> QtGui.QFont:
+        """The font of an edge label reduced to its shape (``LABEL_GROW`` x larger)."""
+        return self.font(False, _floor_pt(self.label_pt * LABEL_GROW))
+
+    def label_level(self, zoom: float) -> int:
+        """``FULL`` (every line of the edge labels), ``SHAPE`` (their first line, larger) or
+        ``BOXES`` (none), by the size they would have on screen at ``zoom``."""
+        m = self.min_pt()
+        if self.label_pt * zoom >= m:
+            return FULL
+        if self.shape_label_font().pointSizeF() * zoom >= m:
+            return SHAPE
+        return BOXES
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,7 +404,7 @@ class GraphStyle:
 
 
 class NodeItem(QtWidgets.QGraphicsItem):
-    """A node box; paints its text only when readable at the current zoom."""
+    """A node box; paints as much of its text as is readable at the current zoom."""
 
     def __init__(self, node: DrawNode, style: GraphStyle) -> None:
         super().__init__()
@@ -245,6 +451,26 @@ def _node_pen(text: NodeText, st: GraphStyle) -> QtGui.QPen:
     return st.pens.get(text.kind, st.pens["op"])
 
 
+def _draw_text(painter: QtGui.QPainter, rect: QtCore.QRectF, text: str, st: GraphStyle,
+               role: str) -> None:
+    """``painter.drawText`` centred in ``rect``, recorded while the style records."""
+    if st.recording is not None:
+        t = painter.worldTransform()
+        st.recording.append(DrawnText(role, text, painter.font().pointSizeF()
+                                      * math.hypot(t.m11(), t.m12())))
+    painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, text)
+
+
+def node_level(text: NodeText, rect: QtCore.QRectF, st: GraphStyle, lod: float) -> int:
+    """The level of detail of a box at zoom ``lod`` (see :class:`NodeFit`)."""
+    m = st.min_pt()
+    if st.body_pt * lod >= m:
+        return FULL
+    if st.title_pt * MAX_GROW * lod < m:
+        return BOXES
+    return st.node_fit(text, rect.width(), rect.height()).level(lod, m, st.body_pt)
+
+
 def paint_node(
     painter: QtGui.QPainter,
     rect: QtCore.QRectF,
@@ -253,7 +479,8 @@ def paint_node(
     lod: float,
     selected: bool,
 ) -> None:
-    """Draw one node box in ``rect``: coloured by kind, with its text when readable."""
+    """Draw one node box in ``rect``: coloured by kind, with as much of its text as is
+    readable at zoom ``lod`` (:func:`node_level`)."""
     kind = text.kind
     if selected:  # a halo around the box; the border keeps its meaning
         painter.setPen(st.selected_pen)
@@ -265,26 +492,50 @@ def paint_node(
     if st.text_size(lod) < TEXT_LOD:
         painter.setPen(pen if lod > 0.1 else QtCore.Qt.PenStyle.NoPen)
         painter.drawRect(rect)
+    else:
+        painter.setPen(pen)
+        r = 7.0 * st.scale
+        painter.drawRoundedRect(rect, r, r)
+    level = node_level(text, rect, st, lod)
+    if level == BOXES:
         return
-    painter.setPen(pen)
-    r = 7.0 * st.scale
-    painter.drawRoundedRect(rect, r, r)
-    metrics = st.metrics
     pad = 10.0 * st.scale
-    inner = rect.adjusted(pad, 0.6 * pad, -pad, 0)
     painter.setPen(st.text)
-    painter.setFont(st.title_font)
-    title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(), metrics.title_height)
-    painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignCenter,
-                     _elide(text.title, st.title_font, inner.width()))
-    painter.setFont(st.body_font)
-    y = title_rect.bottom()
-    for i, line in enumerate(text.lines):
-        painter.setPen(st.text if i == len(text.lines) - 1 and kind == "leaf" else st.muted)
-        line_rect = QtCore.QRectF(inner.left(), y, inner.width(), metrics.body_height)
-        painter.drawText(line_rect, QtCore.Qt.AlignmentFlag.AlignCenter,
-                         _elide(line, st.body_font, inner.width()))
-        y += metrics.body_height
+    if level == FULL:
+        metrics = st.metrics
+        inner = rect.adjusted(pad, 0.6 * pad, -pad, 0)
+        painter.setFont(st.title_font)
+        title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(),
+                                   metrics.title_height)
+        _draw_text(painter, title_rect,
+                   st.elided(text.title, st.title_font, True, inner.width()), st, "title")
+        painter.setFont(st.body_font)
+        y = title_rect.bottom()
+        for i, line in enumerate(text.lines):
+            painter.setPen(st.text if i == len(text.lines) - 1 and kind == "leaf" else st.muted)
+            line_rect = QtCore.QRectF(inner.left(), y, inner.width(), metrics.body_height)
+            _draw_text(painter, line_rect,
+                       st.elided(line, st.body_font, False, inner.width()), st, "body")
+            y += metrics.body_height
+        return
+    # fewer lines, larger: centred in the box
+    fit = st.node_fit(text, rect.width(), rect.height())
+    inner = rect.adjusted(pad, 0.6 * pad, -pad, -0.6 * pad)
+    t_pt = fit.title_pt if level == TITLE else fit.shape_title_pt
+    title_font = st.font(True, t_pt)
+    th = st.metrics.title_height * t_pt / st.title_pt
+    lines: list[tuple[str, QtGui.QFont, bool, float]] = [(fit.title, title_font, True, th)]
+    if level == SHAPE and fit.shape is not None:
+        lines.append((fit.shape, st.font(False, fit.shape_pt), False,
+                      st.metrics.body_height * fit.shape_pt / st.body_pt))
+    y = inner.center().y() - sum(line[3] for line in lines) / 2
+    for i, (line, font, bold, lh) in enumerate(lines):
+        painter.setFont(font)
+        if i:
+            painter.setPen(st.muted)
+        _draw_text(painter, QtCore.QRectF(inner.left(), y, inner.width(), lh),
+                   st.elided(line, font, bold, inner.width()), st, "title" if bold else "body")
+        y += lh
 
 
 class NodeLayer(QtWidgets.QGraphicsItem):
@@ -349,7 +600,7 @@ class NodeLayer(QtWidgets.QGraphicsItem):
         idx, lod = shown
         nodes = self.nodes
         sel = self.index.get(self.selected_key)
-        if st.text_size(lod) >= TEXT_LOD and idx.size <= 2000:
+        if idx.size <= 2000 and (st.text_size(lod) >= TEXT_LOD or lod >= st.text_zoom()):
             for i in idx.tolist():
                 n = nodes[i]
                 paint_node(painter, self.node_rect(i), n.text, st, lod, i == sel)
@@ -445,7 +696,9 @@ def _merged_segments(seg: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.
 class EdgeLayer(QtWidgets.QGraphicsItem):
     """All edges in one item: paints only the lines crossing the exposed area (a bus that many
     edges share, once); arrowheads (into each consumer's top) and labels only when zoomed in
-    enough and few edges end in view."""
+    enough and few edges end in view. A label is drawn whole while its text is readable, then
+    its first line alone (the shape; ``LABEL_GROW`` x larger), then not at all
+    (:meth:`GraphStyle.label_level`)."""
 
     def __init__(self, drawing: Drawing, style: GraphStyle) -> None:
         super().__init__()
@@ -574,15 +827,17 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
                 QtCore.QPointF(x2 - a * math.cos(ang - 0.4), y2 - a * math.sin(ang - 0.4)),
                 QtCore.QPointF(x2 - a * math.cos(ang + 0.4), y2 - a * math.sin(ang + 0.4)),
             ])
-        painter.setFont(st.label_font)
-        fm = QtGui.QFontMetricsF(st.label_font)
+        label_level = st.label_level(lod)
+        if label_level == BOXES:
+            return
+        # every line while readable, then the shape alone (larger), then none
+        full = label_level == FULL
+        painter.setFont(st.label_font if full else st.shape_label_font())
         for i in labelled.tolist():
             label = self.labels[i]
             if not label:
                 continue
-            lines = label.split("\n")
-            w = max(fm.horizontalAdvance(t) for t in lines) + 8 * st.scale
-            h = fm.height() * len(lines) + 2 * st.scale
+            shown, w, h = st.label_box(label, full)
             cx, cy = lp[i]
             box = QtCore.QRectF(cx - w / 2, cy - h / 2, w, h)
             painter.setPen(QtCore.Qt.PenStyle.NoPen)
@@ -590,7 +845,7 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
             painter.drawRoundedRect(box, 3, 3)
             kind = int(self.kinds[i])
             painter.setPen(st.edge_pens[kind].color() if kind == 1 else st.muted)
-            painter.drawText(box, QtCore.Qt.AlignmentFlag.AlignCenter, label)
+            _draw_text(painter, box, shown, st, "label")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -654,6 +909,18 @@ class GraphView(QtWidgets.QGraphicsView):
                 layer.style = self.style_
                 layer.update()
         return self.style_
+
+    def drawn_texts(self) -> list[DrawnText]:
+        """Paint the visible area once and return every text drawn, with its size on screen
+        (a test hook: what a person would read, and how large)."""
+        st = self.style_
+        drawn: list[DrawnText] = []
+        st.recording = drawn
+        try:
+            self.viewport().grab()
+        finally:
+            st.recording = None
+        return drawn
 
     def _apply_background(self) -> None:
         self.setBackgroundBrush(QtGui.QBrush(QtGui.QColor(self.style_.colors.background)))
