@@ -196,7 +196,7 @@ class GraphDetails(QtWidgets.QTextBrowser):
                  else self.tr("Each block, in the order computed"))
         parts = [f"<h3>{esc(head)}</h3>", _p(body),
                  f"<p><b>{esc(order)}</b></p><ol>{items}{more}</ol>"]
-        named = [graph.nodes[m].tensor for m in members if graph.nodes[m].tensor]
+        named = [t for m in members if (t := graph.nodes[m].tensor)]
         if named:
             parts.append(_p(self.tr("Named values inside: {0}").format(", ".join(named))))
         if leaves:
