@@ -242,11 +242,6 @@
         <translation>叶子：.grad 在这里累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="48"/>
-        <source>group: repeated blocks or a chain of operations (click to expand)</source>
-        <translation>分组：重复块或一条运算链（点击展开）</translation>
-    </message>
-    <message>
         <location filename="../../src/tensor_explorer/qt/graph_details.py" line="50"/>
         <source>constant cut off from the graph (no_grad, inference_mode, detach)</source>
         <translation>从计算图断开的常量（no_grad、inference_mode、detach）</translation>
@@ -346,6 +341,11 @@
         <location filename="../../src/tensor_explorer/qt/graph_details.py" line="194"/>
         <source>Click it in the graph to show its operations.</source>
         <translation>在图中点击它即可显示其中的运算。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_details.py" line="48"/>
+        <source>group: a module call, repeated blocks or a chain of operations (click to open it)</source>
+        <translation>分组：一次模块调用、重复的块或一条运算链（点击展开）</translation>
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/graph_details.py" line="195"/>
@@ -484,17 +484,17 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="710"/>
         <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
         <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="710"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="706"/>
         <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
         <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="706"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="702"/>
         <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
         <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
@@ -584,7 +584,7 @@
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="775"/>
         <source>{0} backward call(s) ran, then: {1}</source>
         <translation>运行了 {0} 次 backward，之后：{1}</translation>
     </message>
@@ -615,7 +615,7 @@
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="765"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="762"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
@@ -625,47 +625,32 @@
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="720"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="716"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="704"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
-        <source>(collapsed: repeated blocks in {0} group(s), {1} chain(s); click a group to expand)</source>
-        <translation>（已折叠：{0} 个重复块分组，{1} 条链；点击分组可展开）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="475"/>
-        <source>(repeated blocks collapsed into {0} group(s): click a group to expand)</source>
-        <translation>（重复块折叠成了 {0} 个分组：点击分组可展开）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="478"/>
-        <source>({0} chains collapsed: click a group to expand)</source>
-        <translation>（折叠了 {0} 条链：点击分组可展开）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="481"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="477"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="724"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="720"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="718"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="507"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="503"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
@@ -675,122 +660,122 @@
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="668"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="731"/>
         <source>outputs {0}</source>
         <translation>输出 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="769"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="676"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="774"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="771"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="770"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="767"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
         <source>Expanded {0} repeated blocks of {1} operations each.</source>
         <translation>展开了 {0} 个重复块，每块 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="694"/>
         <source>Expanded block {0} of {1} ({2} operations).</source>
         <translation>展开了第 {0} 块（共 {1} 块，{2} 个运算）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="675"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="671"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="671"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="667"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="679"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="675"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="757"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="680"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="753"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="750"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="752"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="749"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="732"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="725"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="721"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
@@ -815,137 +800,167 @@
         <translation>{0} 的计算图：{1} 个节点，{2} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="668"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="470"/>
+        <source>{0} module call(s)</source>
+        <translation>{0} 次模块调用</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
+        <source>{0} run(s) of repeated blocks</source>
+        <translation>{0} 组重复块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="472"/>
+        <source>{0} block(s)</source>
+        <translation>{0} 个块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="473"/>
+        <source>{0} chain(s)</source>
+        <translation>{0} 条运算链</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
+        <source>(folded: {0}; click a group to open it)</source>
+        <translation>（已折叠：{0}；点击分组可展开）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="664"/>
         <source>(meta: no values)</source>
         <translation>（meta：没有数值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="669"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="665"/>
         <source>A chain of operations with one input and one consumer each.</source>
         <translation>一条运算链：每个运算只有一个输入和一个使用者。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="670"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="666"/>
         <source>A leaf: backward accumulates its gradient into .grad.</source>
         <translation>叶子：backward 把它的梯度累积到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="677"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="673"/>
         <source>block {0} of {1}</source>
         <translation>第 {0} 块，共 {1} 块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="678"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="674"/>
         <source>call {0}</source>
         <translation>第 {0} 次调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="685"/>
         <source>Click for its saved tensors.</source>
         <translation>点击查看它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="690"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="686"/>
         <source>click to expand</source>
         <translation>点击展开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="691"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
         <source>constant · {0}</source>
         <translation>常量 · {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
         <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
         <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="701"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
         <source>Folded the groups again.</source>
         <translation>已把分组重新折叠。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="702"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
         <source>grad (retained) = {0}</source>
         <translation>grad（保留）= {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="703"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
         <source>gradient stops here</source>
         <translation>梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="705"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="701"/>
         <source>leaf {0} {1}</source>
         <translation>叶子 {0} {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="719"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="715"/>
         <source>no grad</source>
         <translation>无梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="725"/>
         <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
         <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
+        <source>Opened {0}: the {1} operations this call made.</source>
+        <translation>已展开 {0}：这次调用所做的 {1} 个运算。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="730"/>
         <source>out {0}:</source>
         <translation>输出 {0}：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="738"/>
         <source>re-running the program failed: {0}</source>
         <translation>重新运行程序失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="742"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="739"/>
         <source>root</source>
         <translation>根</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
         <source>root: {0}</source>
         <translation>根：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="745"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="742"/>
         <source>saved tensor changed in place!</source>
         <translation>保存的张量被原地修改了！</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
         <source>The gradient list is not a rectangular list of numbers ({0}).</source>
         <translation>梯度列表不是规整的数字列表（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="749"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
         <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
         <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="760"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="757"/>
         <source>The operations one call of {0} made. Click to show them.</source>
         <translation>{0} 一次调用所做的运算。点击展开查看。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="758"/>
         <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
         <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="779"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="776"/>
         <source>{0} calls in a row</source>
         <translation>连续 {0} 次调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="780"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="777"/>
         <source>{0} ops</source>
         <translation>{0} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="781"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="778"/>
         <source>{0} × {1} ops</source>
         <translation>{0} × {1} 个运算</translation>
     </message>

@@ -235,3 +235,17 @@ def test_fold_goes_back_to_the_first_view() -> None:
     s.run(s.fold())
     assert not s.expanded and set(s.shown.groups) == first
     assert ws["W"].grad is None
+
+
+def test_opening_a_group_keeps_the_traced_graph_and_says_what_opened() -> None:
+    ws, s, seen = session_on(
+        "net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n"
+        "loss = net(torch.randn(3, 4)).sum()\n")
+    graph = s.graph
+    box = next(g for g, i in s.shown.info.items() if i.title == "net.2 · Linear")
+    s.run(s.expand(box))
+    assert s.graph is graph and seen[-1].graph is graph  # the view keeps its place
+    assert said(s) == "Opened net.2 · Linear: the 2 operations this call made."
+    ws.run("other = torch.ones(2)")  # a new name: traced again (names label the nodes)
+    s.run(s.follow())
+    assert s.graph is not graph

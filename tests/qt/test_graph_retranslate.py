@@ -205,8 +205,8 @@ def test_expanded_groups_legend_and_constants_follow_the_language(
     assert panel.title.text() == (
         tr("Graph of {0}: {1} nodes, {2} edges").format(
             "loss", len(graph.nodes), len(graph.edges)) + " "
-        + tr("(repeated blocks collapsed into {0} group(s): click a group to expand)").format(
-            58))
+        + tr("(folded: {0}; click a group to open it)").format(
+            tr("{0} block(s)").format(58)))
 
     win.set_language("en")
     assert panel.expanded == expanded

@@ -296,6 +296,7 @@ class GraphSession:
         self._signature: Any = None
         self._extra: Any = None
         self._root_fn: Any = None
+        self._traced_names: tuple[str, ...] = ()
         self._generation = 0
         self._said_at: tuple[int, Any] | None = None  # (history length, root's grad_fn id)
 
@@ -457,7 +458,10 @@ class GraphSession:
             return None
         self.expanded.add(key)
         info = shown.info.get(key)
-        if info is not None and info.kind == "repeat":
+        if info is not None and info.kind == "module":
+            self.say(N_("Opened {0}: the {1} operations this call made."), info.title,
+                     len(info.members))
+        elif info is not None and info.kind == "repeat":
             self.say(N_("Expanded {0} repeated blocks of {1} operations each."),
                      info.repeats, len(info.block_ops))
         elif info is not None and info.kind == "block":
@@ -484,7 +488,13 @@ class GraphSession:
         assert root is not None
         expanded = frozenset(self.expanded)
         record = self.record if self.edge_norms is not None else None
-        old = self.graph if self.graph is not None and self.record is not None else None
+        names_now = tuple(ws.names())
+        # the graph traced before still serves (same root, same names: a group opened, or
+        # the text size changed; or its edge gradients must stay with it)
+        same_names = names_now == self._traced_names
+        old = (self.graph if self.graph is not None and (self.record is not None or same_names)
+               else None)
+        self._traced_names = names_now
         draw = self.draw
         extra = self._extra
         modules = {n: v for n, v in ws.items() if isinstance(v, torch.nn.Module)}

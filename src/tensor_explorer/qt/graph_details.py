@@ -45,8 +45,8 @@ class GraphDetails(QtWidgets.QTextBrowser):
             (c.border["op"], self.tr("operation (its backward function)")),
             (c.named, self.tr("named intermediate (a workspace value)")),
             (c.border["leaf"], self.tr("leaf: .grad accumulates here")),
-            (c.border["group"], self.tr("group: repeated blocks or a chain of operations "
-                                        "(click to expand)")),
+            (c.border["group"], self.tr("group: a module call, repeated blocks or a chain of "
+                                        "operations (click to open it)")),
             (c.cut, self.tr("constant cut off from the graph (no_grad, inference_mode, "
                             "detach)")),
         ]

@@ -465,18 +465,14 @@ class GraphPanel(QtWidgets.QWidget):
         text = self.tr("Graph of {0}: {1} nodes, {2} edges").format(
             s.target or "", len(g.nodes), len(g.edges))
         if isinstance(shown, CollapsedGraph) and shown.groups:
-            repeats = sum(1 for i in shown.info.values() if i.kind != "chain")
-            chains = len(shown.groups) - repeats
-            if repeats and chains:
-                text += " " + self.tr("(collapsed: repeated blocks in {0} group(s), {1} "
-                                      "chain(s); click a group to expand)").format(
-                    repeats, chains)
-            elif repeats:
-                text += " " + self.tr("(repeated blocks collapsed into {0} group(s): click a "
-                                      "group to expand)").format(repeats)
-            else:
-                text += " " + self.tr("({0} chains collapsed: click a group to expand)").format(
-                    len(shown.groups))
+            kinds = [i.kind for i in shown.info.values()]
+            parts = [text.format(n) for text, n in (
+                (self.tr("{0} module call(s)"), kinds.count("module")),
+                (self.tr("{0} run(s) of repeated blocks"), kinds.count("repeat")),
+                (self.tr("{0} block(s)"), kinds.count("block")),
+                (self.tr("{0} chain(s)"), kinds.count("chain"))) if n]
+            text += " " + self.tr("(folded: {0}; click a group to open it)").format(
+                ", ".join(parts))
         if s.replica is not None:
             text += " · " + self.tr("re-run on {0}").format(s.replica_device)
         return text
@@ -730,6 +726,7 @@ _LUPDATE = (
         "GraphPanel",
         'One block of a repeated run; block 1 was computed first. Click to show its '
         'operations.'),
+    QT_TRANSLATE_NOOP("GraphPanel", 'Opened {0}: the {1} operations this call made.'),
     QT_TRANSLATE_NOOP("GraphPanel", 'out {0}:'),
     QT_TRANSLATE_NOOP("GraphPanel", 'outputs {0}'),
     QT_TRANSLATE_NOOP("GraphPanel", 'passed'),
