@@ -46,7 +46,17 @@ class CodePanel(QtWidgets.QWidget):
         self._set_texts()
 
     def refresh(self) -> None:
-        self.text.setPlainText(self.bridge.workspace.to_script())
+        """Show the script again, keeping the reader's place: at the end when they were there
+        (the lines just added, such as the graph pane's ``loss.backward()``), else where they
+        were."""
+        script = self.bridge.workspace.to_script()
+        if script == self.text.toPlainText():
+            return
+        bar = self.text.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() > 0
+        where = bar.value()
+        self.text.setPlainText(script)
+        bar.setValue(bar.maximum() if at_end else where)
 
     def script(self) -> str:
         return self.text.toPlainText()
