@@ -47,6 +47,8 @@ BENCHES = [
           "bare import of torch + PySide6 + pyqtgraph", (), ("--repeat", "2")),
     Bench("session", "bench_session.py", "Sessions: save/open 1 GiB of tensors",
           "torch.save / torch.load(weights_only=True)", (), ("--gib", "0.25", "--repeat", "1")),
+    Bench("runner", "bench_runner.py", "Running a statement in a workspace",
+          "plain exec of the same statements", (), ("--repeat", "3")),
 ]  # fmt: skip
 
 _RATIO = re.compile(r"(\d+(?:\.\d+)?)\s*x\b")
@@ -62,12 +64,15 @@ def figures(key: str, output: str) -> list[tuple[str, str]]:
     context = ""
     for line in output.splitlines():
         if key == "graph_draw":
+            if line.startswith("graph:"):  # which graph the rows below are of
+                context = line.split(":", 1)[1].strip() + ", "
             m = _DRAW_ROW.match(line)
             if m:
                 n, trace, pane, pane_r, _shown, full, full_r = m.groups()
-                rows.append((f"{n} nodes: graph pane, first draw ({pane} ms; trace {trace} ms)",
-                             f"{float(pane_r):.1f}x"))  # fmt: skip
-                rows.append((f"{n} nodes: full drawing ({full} ms)", f"{float(full_r):.1f}x"))
+                rows.append((f"{context}{n} nodes: graph pane, first draw ({pane} ms; trace "
+                             f"{trace} ms)", f"{float(pane_r):.1f}x"))  # fmt: skip
+                rows.append((f"{context}{n} nodes: full drawing ({full} ms)",
+                             f"{float(full_r):.1f}x"))
             continue
         found = _RATIO.findall(line)
         text = line.strip()

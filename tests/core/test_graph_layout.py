@@ -5,7 +5,6 @@ repeated blocks (loops, stacks of layers) checked against torch's own graph."""
 from __future__ import annotations
 
 import itertools
-import time
 from collections import defaultdict
 
 import pytest
@@ -203,12 +202,9 @@ def test_twenty_thousand_nodes_lay_out_fast() -> None:
             edges.append((i, n_ops + (i % n_leaves)))
     edges.append((n_ops - 1, n_ops))
     graph = synthetic(edges, n_ops + n_leaves)
-    t0 = time.perf_counter()
-    pos = layout(graph)
-    elapsed = time.perf_counter() - t0
+    pos = layout(graph)  # (its speed: bench/bench_graph_draw.py)
     assert len(pos) == n_ops + n_leaves
     assert pos[0][1] == max(y for _, y in pos.values())
-    assert elapsed < 2.0, f"layout of 20k nodes took {elapsed:.2f} s"
 
 
 # ------------------------------------------------------------------------ collapse_chains
@@ -596,11 +592,8 @@ def test_bundled_edges_carry_every_gradient() -> None:
 def test_twenty_thousand_traced_nodes_collapse_fast() -> None:
     graph, _ = tanh_loop(7000)
     assert len(graph) > 21_000
-    t0 = time.perf_counter()
-    view = collapse(graph)
-    elapsed = time.perf_counter() - t0
+    view = collapse(graph)  # (its speed: bench/bench_graph_draw.py)
     assert [r.repeats for r in repeats(view)] == [6999]
-    assert elapsed < 1.0, f"collapse of {len(graph)} nodes took {elapsed:.2f} s"
 
 
 def test_a_loop_carrying_two_values_folds_in_creation_order() -> None:

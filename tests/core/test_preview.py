@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import numpy as np
@@ -61,11 +60,20 @@ def test_downsample_negative_strides_big_endian_and_transposes() -> None:
 
 def test_downsample_of_huge_expanded_tensor_is_instant() -> None:
     big = torch.arange(7.0).reshape(7, 1).expand(7, 10**12 // 7 + 1)  # ~10^12 elements
-    start = time.perf_counter()
-    s = P.downsample(big, max_cells=10_000)
-    assert time.perf_counter() - start < 1.0
+    s = P.downsample(big, max_cells=10_000)  # reading every element would never end
     assert s.values.size <= 10_000
     np.testing.assert_array_equal(s.values[:, 0], np.arange(7.0))  # 7 rows kept whole
+
+
+def _resident_mib() -> float:
+    """This process's resident memory (Linux; 0 elsewhere)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def test_downsample_reads_a_memory_map_without_loading_it(tmp_path: Path) -> None:
@@ -75,9 +83,9 @@ def test_downsample_reads_a_memory_map_without_loading_it(tmp_path: Path) -> Non
     mm.flush()
     del mm
     ro = np.load(path, mmap_mode="r")
-    start = time.perf_counter()
+    before = _resident_mib()
     s = P.downsample(ro, max_cells=256)
-    assert time.perf_counter() - start < 1.0
+    assert _resident_mib() - before < 64  # 256 sampled pages, not the 256 MiB behind them
     assert s.steps == (512, 512) and (s.values == 7.0).all()
     assert P.needs_background(ro[:10, :10])  # mapped: previews go off the UI thread
 

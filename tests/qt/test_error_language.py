@@ -54,9 +54,13 @@ def test_console_lists_operands_and_notes_in_chinese(qtbot: QtBot, make_window) 
     assert "注意：UserWarning: " in text and "（这个张量是由其他张量算出来的" in text
     # a warning on a statement that succeeds gets the Chinese plain words too
     run(qtbot, win, "g = h.grad")
-    last = win.panels["console"].output_text().splitlines()[-2:]
-    assert any(line.startswith("警告：UserWarning:") and "（这个张量是由其他张量算出来的"
-               in line for line in last), last
+
+    def warned() -> bool:  # (the output arrives through the event loop, after the run ends)
+        last = win.panels["console"].output_text().splitlines()[-2:]
+        return any(line.startswith("警告：UserWarning:") and "（这个张量是由其他张量算出来的"
+                   in line for line in last)
+
+    qtbot.waitUntil(warned, timeout=5000)
 
 
 def test_english_console_is_unchanged(qtbot: QtBot, make_window) -> None:
