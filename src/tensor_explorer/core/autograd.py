@@ -1057,7 +1057,8 @@ def backward(
             ``steps`` (those the graph does not reach as ``None`` and 0).
         retain: names of intermediates to call ``retain_grad()`` on; their ``.grad`` is
             reported in ``retained``.
-        graph: a graph already traced from ``root`` (the pane's); traced here when omitted.
+        graph: a graph already traced from ``root`` (the pane's); traced here when omitted
+            (without the list of saved tensors: :func:`saved_infos` reads them live).
             Its node ids are the keys of ``slot_grads`` and ``edge_grads``.
         snapshot: copy leaf gradients after the call (so a later call does not change this
             record); False keeps references to the live ``.grad`` tensors.
@@ -1090,7 +1091,7 @@ def backward(
                 f"{_shape_text(root.shape)}；两者必须相同。",
             )
     if graph is None or not graph._functions or graph._functions[0] is not root_fn:
-        graph = trace(root, names)
+        graph = trace(root, names, saved=False)  # (saved tensors: read live, see saved_infos)
     retained_pairs = _resolve(names, retain)
     for _, t in retained_pairs:
         t.retain_grad()
