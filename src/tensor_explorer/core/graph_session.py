@@ -572,8 +572,12 @@ class GraphSession:
         retain_list = [retain] if retain else []
         n = max(1, int(times))
         target = self.target
+        main, on_copy = self.main, self.replica is not None
 
         def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
+            # for undo: the leaves' .grad as they are (autograd writes them in C++)
+            change = None if on_copy else main.begin_change(
+                f"{target}.backward()", torch_writes=False)
             records: list[BackwardRecord] = []
             error: BackwardError | None = None
             for i in range(n):
@@ -590,10 +594,10 @@ class GraphSession:
             if records:
                 norms = edge_norms(records[-1])
                 bundled = bundle_norms(shown, records[-1]) if shown is not None else None
-            return records, norms, bundled, error
+            return records, norms, bundled, error, change
 
         def finish(result: Any) -> None:
-            records, norms, bundled, error = result
+            records, norms, bundled, error, change = result
             if self.graph is not graph:  # the graph changed meanwhile: say nothing of it
                 return
             for rec in records:
@@ -607,7 +611,7 @@ class GraphSession:
             changed = sorted({n for rec in records for n in rec.grads})
             if records or retain_list:
                 self._note_backward(target, len(records), gradient, retain_graph, retain_list,
-                                    changed)
+                                    changed, change)
             if error is not None:
                 if records:
                     msg = Message(N_("{0} backward call(s) ran, then: {1}"),
@@ -635,7 +639,8 @@ class GraphSession:
         return Job(work, finish, len(graph) > SYNC_NODES, Message(N_("Running backward…")))
 
     def _note_backward(self, target: str | None, calls: int, gradient: str,
-                       retain_graph: bool, retain: list[str], changed: list[str]) -> None:
+                       retain_graph: bool, retain: list[str], changed: list[str],
+                       change: Any = None) -> None:
         """Write what backward did into the workspace's history (the script's lines)."""
         if self.replica is not None or target is None:
             return
@@ -652,7 +657,8 @@ class GraphSession:
                 lines.append(call)
             else:
                 lines.append(f"for _ in range({calls}):\n    {call}")
-        self.main.note("\n".join(lines), tuple(dict.fromkeys(_base(n) for n in changed)))
+        self.main.note("\n".join(lines), tuple(dict.fromkeys(_base(n) for n in changed)),
+                       change)
 
     def zero_grad(self, set_to_none: bool = True) -> bool:
         """Clear the leaves' gradients: None (``set_to_none``) or zeros, like
@@ -665,6 +671,8 @@ class GraphSession:
                  if n.tensor is not None]
         had = {name for name, var in named if var is not None and var.grad is not None}
         unnamed = sum(1 for n in graph.leaves() if n.tensor is None)
+        change = (None if self.replica is not None else
+                  self.main.begin_change("zero_grad", torch_writes=False))
         try:
             rec = tx_zero_grad(graph, set_to_none=set_to_none, names=self.names)
         except ValueError as exc:
@@ -680,7 +688,7 @@ class GraphSession:
                 lines.append(f"# and {unnamed} leaf tensor(s) without a name")
             if lines:
                 self.main.note("\n".join(lines),
-                               tuple(dict.fromkeys(_base(n) for n, _ in named)))
+                               tuple(dict.fromkeys(_base(n) for n, _ in named)), change)
         if set_to_none:
             self.say(N_("zero_grad(set_to_none=True): every leaf's .grad is None now; the next "
                         "backward starts counting again at call 1."), kind="ok")

@@ -20,6 +20,7 @@ import textwrap
 import threading
 import types
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -41,6 +42,7 @@ from .runner import (
     device_error,
     is_hidden,
 )
+from .undo import Change, Names, watching
 
 __all__ = ["Origin", "Record", "Workspace", "WorkspaceEvents"]
 
@@ -58,6 +60,10 @@ class WorkspaceEvents(SignalGroup):
     selected = Signal(object)
     output = Signal(str)
     ran = Signal(object)
+    #: a change made while ``track_changes`` is on: an :class:`~.Change` to undo
+    undoable = Signal(object)
+    #: a change that cannot be undone (why, in English): what was undoable before is gone
+    not_undoable = Signal(str)
 
 
 @dataclass(frozen=True)
@@ -181,6 +187,8 @@ class Workspace:
         self.last_result: str | None = None
         #: notes from opening a session file (values not saved, CUDA values opened on the CPU)
         self.session_notes: tuple[str, ...] = ()
+        #: record each change for undo (the window turns it on; off: nothing is copied)
+        self.track_changes = False
 
     def _invalidate(self) -> None:
         self._runner.invalidate()
@@ -313,7 +321,7 @@ class Workspace:
 
     def __setitem__(self, name: str, value: Any) -> None:
         _check_name(name)
-        with self._exclusive():
+        with self._changing(f"set {name}", watch=False), self._exclusive():
             existed = name in self
             self._ns[name] = value
             self._user_names.add(name)  # handed in: the user's (explore(), the API)
@@ -333,7 +341,7 @@ class Workspace:
     def __delitem__(self, name: str) -> None:
         if name not in self:
             raise KeyError(name)
-        with self._exclusive():
+        with self._changing(f"del {name}", watch=False), self._exclusive():
             del self._ns[name]
             self._invalidate()
             self._origins.pop(name, None)
@@ -349,7 +357,7 @@ class Workspace:
         _check_name(new)
         if new in self._ns:
             raise ValueError(f"{new!r} is already used")
-        with self._exclusive():
+        with self._changing(f"rename {old} to {new}", watch=False), self._exclusive():
             items = [(new if k == old else k, v) for k, v in self._ns.items()]
             self._ns.clear()
             self._ns.update(items)
@@ -370,7 +378,7 @@ class Workspace:
     def clear(self) -> None:
         """Forget every value, the history and the selection; emit ``removed`` for each name
         (in order) and ``selected(None)`` when something was selected."""
-        with self._exclusive():
+        with self._changing("clear the workspace", watch=False), self._exclusive():
             names = self.names()
             for ns in (self._ns, self._rns):  # hidden names too (`_`, imports): all of it
                 for name in [n for n in ns if n not in _RUNTIME_NAMES]:
@@ -449,21 +457,121 @@ class Workspace:
         """How the value ``name`` was made (None for an unknown name)."""
         return self._origins.get(name) if name in self else None
 
-    def note(self, source: str, changed: tuple[str, ...] = ()) -> Record:
+    def note(self, source: str, changed: tuple[str, ...] = (),
+             change: Change | None = None) -> Record:
         """Record something done to the workspace's values outside a program, so that the
         script (:meth:`to_script`) and a saved session reproduce it: the graph pane's
         ``y.backward()``, ``x.grad = None``, ``h.retain_grad()``. ``source`` is the Python
         that does the same; ``changed`` the values it changed (each gets a ``changed`` event).
         A note is never replayed by a device re-run (it is not a program statement).
+        ``change``: the change (:meth:`begin_change`) that recorded what the action did, to
+        finish with this note (else the note is a change of its own).
         """
         known = tuple(dict.fromkeys(n for n in changed if n in self))
         record = Record("autograd", source, changed=known)
-        with self._exclusive():
+        own = nullcontext() if change is not None else self._changing(
+            source.splitlines()[0] if source else "autograd", watch=False)
+        with own, self._exclusive():
             self._history.append(record)
+        if change is not None:
+            self.end_change(change)
         for name in known:
             self.events.changed.emit(name)
         self.events.ran.emit(record)
         return record
+
+    # -- undo ----------------------------------------------------------------------------------
+
+    def _names_state(self) -> Names:
+        return Names(dict(self._ns), dict(self._rns), dict(self._origins),
+                          list(self._history), set(self._user_names), self._selected,
+                          dict(self._runner.functions), dict(self._rrunner.functions))
+
+    def begin_change(self, label: str, *, torch_writes: bool = True,
+                     watch: bool = True) -> Change | None:
+        """Start recording a change for undo (None while ``track_changes`` is off). Until
+        :meth:`end_change`, what is written in place into the workspace's tensors (on this
+        thread, when ``torch_writes``), arrays and ``.grad`` is kept (``watch``); call from the
+        thread that makes the change."""
+        if not self.track_changes:
+            return None
+        change = Change(label, self._names_state())
+        if watch:
+            cm = watching(change, list(self._ns.values()), torch_writes=torch_writes)
+            cm.__enter__()
+            change.watch = cm  # type: ignore[attr-defined]
+        return change
+
+    def end_change(self, change: Change | None) -> None:
+        """Finish recording ``change`` and tell the window (``undoable`` or ``not_undoable``);
+        a change that changed nothing is dropped."""
+        if change is None:
+            return
+        cm = getattr(change, "watch", None)
+        if cm is not None:
+            cm.__exit__(None, None, None)
+            del change.watch  # type: ignore[attr-defined]
+        change.after = self._names_state()
+        if not change.undoable:
+            self.events.not_undoable.emit(change.reason)
+            return
+        b, a = change.before, change.after
+        same = (len(b.history) == len(a.history) and b.ns.keys() == a.ns.keys()
+                and all(b.ns[k] is a.ns[k] for k in b.ns) and not change.nbytes
+                and not change._grads)
+        if not same:
+            self.events.undoable.emit(change)
+
+    @contextlib.contextmanager
+    def _changing(self, label: str, *, watch: bool = True) -> Iterator[None]:
+        change = self.begin_change(label, watch=watch)
+        try:
+            yield
+        finally:
+            self.end_change(change)
+
+    def undo(self, change: Change) -> None:
+        """Put the workspace back as it was before ``change`` (the last change applied)."""
+        self._apply(change, before=True)
+
+    def redo(self, change: Change) -> None:
+        """Make ``change`` again after :meth:`undo` (the first change undone)."""
+        self._apply(change, before=False)
+
+    def _apply(self, change: Change, *, before: bool) -> None:
+        if change.applied != before or change.after is None:
+            raise ValueError("undo and redo go in order: this change is not the one to "
+                             f"{'undo' if before else 'redo'}")
+        state = change.before if before else change.after
+        old_names = self.names()
+        old = {n: self._ns[n] for n in old_names}
+        with self._exclusive():
+            change.swap_data()
+            change.set_grads(before=before)
+            for mine, theirs in ((self._ns, state.ns), (self._rns, state.rns),
+                                 (self._origins, state.origins),
+                                 (self._runner.functions, state.functions),
+                                 (self._rrunner.functions, state.rfunctions)):
+                mine.clear()
+                mine.update(theirs)
+            self._history[:] = state.history
+            self._user_names.clear()
+            self._user_names.update(state.user_names)
+            self._invalidate()
+            change.applied = not before
+        new_names = self.names()
+        for name in old_names:
+            if name not in self:
+                self.events.removed.emit(name)
+        for name in new_names:
+            if name not in old:
+                self.events.added.emit(name)
+            else:
+                self.events.changed.emit(name)  # (its object, or its data, may be back)
+        selected = state.selected if state.selected in self else None
+        if selected != self._selected:
+            self._selected = selected
+            self.events.selected.emit(selected)
 
     # -- running -------------------------------------------------------------------------------
 
@@ -524,6 +632,8 @@ class Workspace:
         self.last_result = None
         emitted = 0
         guard = contextlib.ExitStack()
+        change = self.begin_change(program.statements[0].source.splitlines()[0]
+                                   if program.statements else "run")
         try:
             if not mode:  # full Python: factories still check the memory they are asked for
                 guard.enter_context(sandbox.memory_guard())
@@ -557,6 +667,7 @@ class Workspace:
             self.last_output = ctrl.out.getvalue()
             self.last_notes = tuple(notes)
             self._lock.release()
+            self.end_change(change)
         return [n for n in names if n in self]
 
     def _commit(self, stmt: Statement, outcome: Outcome, device: str | None, _file: str, *,
