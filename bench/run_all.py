@@ -49,6 +49,8 @@ BENCHES = [
           "torch.save / torch.load(weights_only=True)", (), ("--gib", "0.25", "--repeat", "1")),
     Bench("runner", "bench_runner.py", "Running a statement in a workspace",
           "plain exec of the same statements", (), ("--repeat", "3")),
+    Bench("archives", "bench_archives.py", "Archives: .npz with a 1 GiB deflated member, lazily",
+          "np.load(path)[name] (NumPy's lazy NpzFile)", (), ("--quick",)),
 ]  # fmt: skip
 
 _RATIO = re.compile(r"(\d+(?:\.\d+)?)\s*x\b")

@@ -9,20 +9,32 @@ that names the dtype. Large arrays are memory-mapped copy-on-write (``mode="c"``
 NumPy's own ``np.load(allow_pickle=False)`` is close, but it accepts headers up to its own size
 limit with no data-length check (a truncated file fails late, a short one maps garbage) and it
 cannot memory-map ``.npz`` members; hence this small hand-written reader.
+
+``.npz`` archives are opened lazily (:func:`load_arrays` returns an :class:`NpzArrays`): opening
+reads the zip directory and each member's ``.npy`` header, nothing else. A member is read on
+first access: a compressed one is inflated in bounded chunks straight into an array allocated
+once at the size its header declares (after checking that size against available memory), so
+reading it takes about its own size in memory; a stored one is memory-mapped like a ``.npy``
+file and its CRC-32 is checked (in a background thread for big ones). Members that are not
+``.npy`` files (a README.txt) are skipped and listed, not a reason to refuse the archive.
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
+import logging
 import os
+import stat
 import struct
 import threading
 import weakref
 import zipfile
-from dataclasses import dataclass
+import zlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import numpy as np
 import torch
@@ -74,7 +86,11 @@ def _fail(name: str, why: str) -> LoadError:
     return LoadError(f"{name}: {why}")
 
 
-def _read_exact(f: IO[bytes], n: int, name: str, what: str) -> bytes:
+class _Readable(Protocol):
+    def read(self, n: int, /) -> bytes: ...
+
+
+def _read_exact(f: _Readable, n: int, name: str, what: str) -> bytes:
     data = f.read(n)
     if len(data) != n:
         raise _fail(name, f"file is truncated: it ends inside the {what}")
@@ -93,7 +109,7 @@ def check_dtype(dtype: np.dtype, name: str) -> None:
         raise _fail(name, f"dtype {dtype} is not supported (only numeric arrays load)")
 
 
-def parse_header(f: IO[bytes], available: int, name: str) -> NpyHeader:
+def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
     """Read and validate a ``.npy`` header from ``f``.
 
     ``available`` is the number of bytes from the header's start to the end of the array's data
@@ -212,9 +228,9 @@ def mapped_file_of(value: torch.Tensor | np.ndarray) -> str | None:
     return _MAPS.find(address)
 
 
-def _map(path: str, header: NpyHeader, offset: int, label: str) -> np.ndarray:
+def _map(source: str | IO[bytes], header: NpyHeader, offset: int, label: str) -> np.ndarray:
     mm = np.memmap(
-        path,
+        source,
         dtype=header.dtype,
         mode="c",
         offset=offset,
@@ -283,65 +299,536 @@ def _member_data_start(f: IO[bytes], info: zipfile.ZipInfo, name: str) -> int:
     return info.header_offset + 30 + n_name + n_extra
 
 
-def load_arrays(
-    path: str | os.PathLike[str], *, mmap_threshold: int = MMAP_THRESHOLD
-) -> dict[str, np.ndarray]:
-    """Load every array of a ``.npz`` file, by name (the member name without ``.npy``).
+# ---------------------------------------------------------------------------- .npz archives
 
-    Uncompressed large members are memory-mapped like :func:`load_array`; compressed ones are
-    inflated with their size checked against the header first. Never unpickles.
+#: Memory-mapped (stored) members at least this large have their CRC-32 checked in a background
+#: thread; smaller ones are checked before their first access returns.
+CRC_BACKGROUND_BYTES = 64 * 1024 * 1024
+_IN_CHUNK = 256 * 1024  # compressed bytes read per step
+_OUT_CHUNK = 1024 * 1024  # inflated bytes per step
+_CRC_CHUNK = 4 * 1024 * 1024  # bytes read per step of a checksum pass
+_COMPRESSION = {  # the methods a member may use
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflate",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "lzma",
+}
+#: at most this many background checksum passes read at once (all archives together)
+_CHECK_SLOTS = threading.BoundedSemaphore(2)
+_log = logging.getLogger(__name__)
+
+if hasattr(os, "pread"):
+
+    def _pread(fd: int, n: int, offset: int) -> bytes:
+        return os.pread(fd, n, offset)
+
+else:  # pragma: no cover - Windows: no pread; dup'ed descriptors share one file position
+    _PREAD_LOCK = threading.Lock()
+
+    def _pread(fd: int, n: int, offset: int) -> bytes:
+        with _PREAD_LOCK:
+            os.lseek(fd, offset, os.SEEK_SET)
+            return os.read(fd, n)
+
+
+def _pread_into(fd: int, view: memoryview, offset: int) -> int:
+    """Fill ``view`` from ``fd`` at ``offset``; the count read (less only at the file's end)."""
+    got = 0
+    while got < len(view):
+        if hasattr(os, "preadv"):
+            n = os.preadv(fd, [view[got:]], offset + got)
+        else:  # pragma: no cover - no preadv (macOS < 11, Windows)
+            data = _pread(fd, min(len(view) - got, _CRC_CHUNK), offset + got)
+            n = len(data)
+            view[got : got + n] = data
+        if not n:
+            break
+        got += n
+    return got
+
+
+def _crc_of(fd: int, offset: int, length: int, crc: int = 0) -> int:
+    """CRC-32 of ``length`` bytes of ``fd`` from ``offset``, read in bounded chunks."""
+    view = memoryview(bytearray(max(1, min(_CRC_CHUNK, length))))
+    done = 0
+    while done < length:
+        n = _pread_into(fd, view[: min(len(view), length - done)], offset + done)
+        if not n:
+            raise OSError("the file ends early")
+        crc = zlib.crc32(view[:n], crc)
+        done += n
+    return crc
+
+
+class _FdReader:
+    """``read(n)`` over the bytes ``[start, end)`` of a file descriptor (for parse_header)."""
+
+    def __init__(self, fd: int, start: int, end: int) -> None:
+        self._fd, self._pos, self._end = fd, start, end
+
+    def read(self, n: int) -> bytes:
+        data = _pread(self._fd, max(0, min(n, self._end - self._pos)), self._pos)
+        self._pos += len(data)
+        return data
+
+
+class _Inflater:
+    """A deflate stream read in bounded steps: at most ``in_chunk`` compressed bytes are held,
+    and each step inflates at most ``_OUT_CHUNK`` bytes. Keeps the CRC-32 of what it produced."""
+
+    def __init__(self, fd: int, start: int, size: int, label: str, in_chunk: int = _IN_CHUNK):
+        self._fd, self._pos, self._end = fd, start, start + size
+        self._label, self._in_chunk = label, in_chunk
+        self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+        self.crc = 0
+
+    def _step(self, max_out: int) -> bytes:
+        """Up to ``max_out`` (> 0) inflated bytes; b"" only at the end of the stream."""
+        z = self._z
+        while not z.eof:
+            data = z.unconsumed_tail
+            if not data:
+                n = min(self._in_chunk, self._end - self._pos)
+                data = _pread(self._fd, n, self._pos) if n > 0 else b""
+                self._pos += len(data)
+            try:
+                out = z.decompress(data, max_out)
+            except zlib.error as exc:
+                raise _fail(self._label, f"the compressed data is damaged ({exc})") from None
+            if out:
+                return out
+            if not data or (z.unconsumed_tail and len(z.unconsumed_tail) == len(data)):
+                raise _fail(self._label, "file is truncated: the compressed data ends early")
+        return b""
+
+    def read(self, n: int) -> bytes:
+        parts: list[bytes] = []
+        got = 0
+        while got < n:
+            out = self._step(min(n - got, _OUT_CHUNK))
+            if not out:
+                break
+            parts.append(out)
+            got += len(out)
+        data = b"".join(parts)
+        self.crc = zlib.crc32(data, self.crc)
+        return data
+
+    def readinto(self, view: memoryview) -> None:
+        """Fill ``view`` exactly; the stream must then end (no more, no fewer bytes)."""
+        pos = 0
+        while pos < len(view):
+            out = self._step(min(len(view) - pos, _OUT_CHUNK))
+            if not out:
+                raise _fail(self._label, "the member inflates to fewer bytes than it declares")
+            self.crc = zlib.crc32(out, self.crc)
+            view[pos : pos + len(out)] = out
+            pos += len(out)
+        if self._step(1):
+            raise _fail(self._label, "the member inflates to more bytes than it declares")
+
+
+@dataclass
+class _Member:
+    key: str
+    info: zipfile.ZipInfo
+    start: int  # offset of the member's first byte (its .npy header) in the file
+    header: NpyHeader
+    label: str
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+
+class _Check:
+    """Where one member's CRC-32 check stands: ``result`` is None until it is known."""
+
+    def __init__(self, result: bool | None = None, error: str | None = None) -> None:
+        self.result, self.error = result, error
+        self.done = threading.Event()
+        if result is not None or error is not None:
+            self.done.set()
+
+
+def _background_check(check: _Check, fd: int, member: _Member) -> None:
+    """Thread body: checksum a memory-mapped member from its own descriptor, then close it."""
+    try:
+        with _CHECK_SLOTS:
+            crc = _crc_of(fd, member.start, member.info.file_size)
+        check.result = crc == member.info.CRC
+        if not check.result:
+            _log.warning("%s: the data does not match the archive's CRC-32", member.label)
+    except Exception as exc:  # reported through the check, never raised in the thread
+        check.error = f"its checksum could not be read ({exc})"
+    finally:
+        os.close(fd)
+        check.done.set()
+
+
+class _Archive:
+    """The open file descriptor of an archive (kept so later reads see the same file)."""
+
+    def __init__(self, fd: int, name: str) -> None:
+        self.name = name
+        self._fd: int | None = fd
+        self._lock = threading.Lock()
+
+    def dup(self) -> int:
+        """A descriptor of its own for one read (so closing the archive never pulls it away)."""
+        with self._lock:
+            if self._fd is None:
+                raise _fail(self.name, "the archive was closed before this member was read")
+            return os.dup(self._fd)
+
+    def close(self) -> None:
+        with self._lock:
+            fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
+
+class NpzArrays(Mapping[str, np.ndarray]):
+    """The arrays of a ``.npz`` archive, by name, read on first access (see :func:`load_arrays`).
+
+    A read-only mapping of name -> ``numpy.ndarray``: iteration, ``len`` and ``in`` use the
+    archive's directory only; ``arrays[name]`` (and ``get``, ``values()``, ``items()``) read a
+    member the first time it is asked for and keep it, so a member is read once however often
+    it is looked at. A member that cannot be read raises :class:`LoadError` at that access.
+    ``dict(arrays)`` or :meth:`load_all` reads everything at once (all or nothing).
+
+    ``skipped`` maps each member that is not an array (a ``README.txt``) to why it was skipped.
+    ``verified(name)`` says whether a member's bytes matched the archive's CRC-32: None until
+    known (not read yet, or a big memory-mapped member still being checked in the background),
+    then True or False; :meth:`check` waits for the answer and raises on a mismatch.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        archive: _Archive,
+        members: dict[str, _Member],
+        skipped: dict[str, str],
+        mmap_threshold: int,
+        background_check_bytes: int,
+    ) -> None:
+        self.path = path
+        #: member file name -> why it is not in the mapping (e.g. "not a .npy array")
+        self.skipped = skipped
+        self._archive = archive
+        self._members = members
+        self._mmap_threshold = mmap_threshold
+        self._background_bytes = background_check_bytes
+        self._arrays: dict[str, np.ndarray] = {}
+        self._checks: dict[str, _Check] = {}
+        self._finalizer = weakref.finalize(self, archive.close)
+
+    # -- mapping
+    def __getitem__(self, key: str) -> np.ndarray:
+        got = self._arrays.get(key)
+        if got is not None:
+            return got
+        member = self._members[key]  # KeyError for a name the archive does not hold
+        with member.lock:
+            got = self._arrays.get(key)
+            if got is None:
+                got = self._read(member)
+                self._arrays[key] = got
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._members
+
+    def __repr__(self) -> str:
+        return (
+            f"<NpzArrays {self.path.name!r}: {list(self._members)}, "
+            f"{len(self._arrays)} read, {len(self.skipped)} skipped>"
+        )
+
+    # -- more than a dict
+    def _member(self, key: str) -> _Member:
+        return self._members[key]  # KeyError for a name the archive does not hold
+
+    def header(self, key: str) -> NpyHeader:
+        """What the member's ``.npy`` header declares (dtype, shape, order, size); reads nothing."""
+        return self._members[key].header
+
+    def is_read(self, key: str) -> bool:
+        """Whether the member has been read (or memory-mapped) already."""
+        self._member(key)
+        return key in self._arrays
+
+    def verified(self, key: str) -> bool | None:
+        """Whether the member's bytes match the archive's CRC-32: True or False once known; None
+        before it is read, or while a big memory-mapped member is being checked in the
+        background (its array can be used meanwhile)."""
+        self._member(key)
+        check = self._checks.get(key)
+        return None if check is None else check.result
+
+    def check(self, key: str | None = None) -> None:
+        """Read the member (every member when ``key`` is None) if not read yet and wait until its
+        CRC-32 is known; raise :class:`LoadError` if the bytes do not match the archive's."""
+        for k in [key] if key is not None else list(self._members):
+            self[k]
+            check = self._checks[k]
+            check.done.wait()
+            label = self._members[k].label
+            if check.error is not None:
+                raise _fail(label, check.error)
+            if not check.result:
+                raise _fail(label, "the data does not match the archive's checksum (CRC-32)")
+
+    def load_all(self) -> dict[str, np.ndarray]:
+        """Every array, read now, as a plain dict (raises before returning anything)."""
+        return {k: self[k] for k in self._members}
+
+    def close(self) -> None:
+        """Let go of the file. Arrays already read stay usable; reading another raises
+        :class:`LoadError`. Background checks that have started still finish."""
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return self._archive.closed
+
+    def __enter__(self) -> NpzArrays:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading one member
+    def _read(self, member: _Member) -> np.ndarray:
+        label = member.label
+        fd = self._archive.dup()
+        try:
+            return self._read_from(fd, member)
+        except LoadError:
+            raise
+        except MemoryError:
+            nbytes = member.header.data_nbytes
+            raise _fail(label, f"{nbytes:,} bytes do not fit in memory") from None
+        except (zipfile.BadZipFile, EOFError) as exc:
+            raise _fail(label, f"the member is damaged ({exc})") from None
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise _fail(label, f"could not be read ({why})") from None
+        finally:
+            os.close(fd)
+
+    def _read_from(self, fd: int, member: _Member) -> np.ndarray:
+        h, info, label = member.header, member.info, member.label
+        if info.compress_type == zipfile.ZIP_STORED:
+            again = parse_header(_FdReader(fd, member.start, member.start + info.file_size),
+                                 info.file_size, label)  # fmt: skip
+            _same_header(again, h, label)
+            data_at = member.start + h.header_nbytes
+            if h.data_nbytes >= self._mmap_threshold and h.data_nbytes > 0:
+                with open(fd, "rb", closefd=False) as f:
+                    arr = _map(f, h, data_at, label)
+                self._check_mapped(fd, member)
+                return arr
+            raw = _empty_for(h, label)
+            view = raw.data
+            if _pread_into(fd, view, data_at) != h.data_nbytes:
+                raise _fail(label, "file is truncated: the data ends early")
+            crc = zlib.crc32(view, _crc_of(fd, member.start, h.header_nbytes))
+            self._set_checked(member, crc)
+            return _shaped(raw, h)
+        if info.compress_type == zipfile.ZIP_DEFLATED:
+            inflater = _Inflater(fd, member.start, info.compress_size, label)
+            _same_header(parse_header(inflater, info.file_size, label), h, label)
+            raw = _empty_for(h, label)
+            inflater.readinto(raw.data)
+            self._set_checked(member, inflater.crc)
+            return _shaped(raw, h)
+        # bzip2 / lzma (NumPy never writes them): zipfile streams and checks the CRC itself
+        with open(fd, "rb", closefd=False) as f, zipfile.ZipFile(f) as zf, zf.open(info) as src:
+            _same_header(parse_header(src, info.file_size, label), h, label)
+            raw = _empty_for(h, label)
+            view = raw.data
+            pos = 0
+            while pos < len(view):
+                chunk = src.read(min(_OUT_CHUNK, len(view) - pos))
+                if not chunk:
+                    raise _fail(label, "file is truncated: the data ends early")
+                view[pos : pos + len(chunk)] = chunk
+                pos += len(chunk)
+            if src.read(1):
+                raise _fail(label, "the member holds more bytes than it declares")
+        self._checks[member.key] = _Check(True)
+        return _shaped(raw, h)
+
+    def _set_checked(self, member: _Member, crc: int) -> None:
+        if crc != member.info.CRC:
+            raise _fail(member.label, "the data does not match the archive's checksum (CRC-32)")
+        self._checks[member.key] = _Check(True)
+
+    def _check_mapped(self, fd: int, member: _Member) -> None:
+        if member.info.file_size < self._background_bytes:
+            self._set_checked(member, _crc_of(fd, member.start, member.info.file_size))
+            return
+        check = _Check()
+        self._checks[member.key] = check
+        own = os.dup(fd)
+        try:
+            threading.Thread(target=_background_check, args=(check, own, member),
+                             name=f"crc {member.label}", daemon=True).start()  # fmt: skip
+        except BaseException:
+            os.close(own)
+            raise
+
+
+def _same_header(again: NpyHeader, first: NpyHeader, label: str) -> None:
+    if again != first:
+        raise _fail(label, "the member changed since the archive was opened")
+
+
+def _empty_for(header: NpyHeader, label: str) -> np.ndarray:
+    """Room for a member's data, after checking its declared size against available memory."""
+    limit = memory_limit()
+    if header.data_nbytes > limit:
+        raise _fail(label, f"{header.data_nbytes:,} bytes do not fit in memory "
+                           f"({limit:,} bytes available)")  # fmt: skip
+    return np.empty(header.data_nbytes, dtype=np.uint8)
+
+
+def _shaped(raw: np.ndarray, header: NpyHeader) -> np.ndarray:
+    flat = raw.view(header.dtype)
+    return flat.reshape(header.shape, order="F" if header.fortran_order else "C")
+
+
+def _local_data_start(f: IO[bytes], info: zipfile.ZipInfo, name: str) -> int:
+    """Like :func:`_member_data_start`, also checking the local header names the same member."""
+    start = _member_data_start(f, info, name)
+    f.seek(info.header_offset + 26)
+    (n_name,) = struct.unpack("<H", f.read(2))
+    f.seek(info.header_offset + 30)
+    raw = f.read(n_name)
+    encoding = "utf-8" if info.flag_bits & 0x800 else "cp437"
+    try:
+        local = raw.decode(encoding)
+    except UnicodeDecodeError:
+        local = None
+    if local != info.orig_filename:
+        raise _fail(name, f"member {info.filename!r} has a damaged zip header (names differ)")
+    return start
+
+
+def _read_directory(fd: int, name: str) -> tuple[dict[str, _Member], dict[str, str]]:
+    """Every array member of the archive (headers parsed and checked) and the skipped ones."""
+    file_size = os.fstat(fd).st_size
+    members: dict[str, _Member] = {}
+    skipped: dict[str, str] = {}
+    with open(fd, "rb", closefd=False) as f, zipfile.ZipFile(f) as zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            if not info.filename.endswith(".npy"):
+                skipped[info.filename] = "not a .npy array"
+                continue
+            key = info.filename[:-4]
+            label = f"{name}[{key}]"
+            if key in members:
+                raise _fail(name, f"the archive holds {key!r} twice")
+            if info.flag_bits & 0x1:
+                raise _fail(name, f"member {info.filename!r} is encrypted")
+            if info.compress_type not in _COMPRESSION:
+                raise _fail(name, f"member {info.filename!r} uses an unsupported zip feature "
+                                  f"(compression method {info.compress_type})")  # fmt: skip
+            start = _local_data_start(f, info, name)
+            if start + info.compress_size > file_size:
+                raise _fail(name, f"member {info.filename!r} is truncated")
+            if info.compress_type == zipfile.ZIP_STORED:
+                if info.compress_size != info.file_size:
+                    raise _fail(name, f"member {info.filename!r} has a damaged zip header")
+                reader = _FdReader(fd, start, start + info.file_size)
+                header = parse_header(reader, info.file_size, label)
+            elif info.compress_type == zipfile.ZIP_DEFLATED:
+                inflater = _Inflater(fd, start, info.compress_size, label, in_chunk=16 * 1024)
+                header = parse_header(inflater, info.file_size, label)
+            else:
+                with zf.open(info) as src:
+                    header = parse_header(src, info.file_size, label)
+            members[key] = _Member(key, info, start, header, label)
+    if not members:
+        why = "".join(f"; skipped {k!r}: {v}" for k, v in list(skipped.items())[:5])
+        raise _fail(name, f"the archive holds no arrays{why}")
+    return members, skipped
+
+
+# ---------------------------------------------------------------------------- public API (npz)
+
+
+def load_arrays(
+    path: str | os.PathLike[str],
+    *,
+    mmap_threshold: int = MMAP_THRESHOLD,
+    background_check_bytes: int = CRC_BACKGROUND_BYTES,
+) -> NpzArrays:
+    """Open a ``.npz`` file: its arrays by name (the member name without ``.npy``), read lazily.
+
+    Opening reads only the zip directory and each member's ``.npy`` header, which are checked
+    as for :func:`load_array` (a bad header, an object dtype, a duplicate name or an encrypted
+    member refuses the whole archive with :class:`LoadError`). Members that are not ``.npy``
+    files are skipped and listed in ``.skipped``. Each array is read when first accessed:
+
+    * a compressed member: its declared size is checked against available memory, then it is
+      inflated in bounded chunks straight into an array of that size (about its own size in
+      memory); more or fewer bytes than declared, or a CRC-32 mismatch, is a LoadError;
+    * a stored member of at least ``mmap_threshold`` bytes is memory-mapped copy-on-write, like
+      :func:`load_array`; its CRC-32 is checked before the access returns, or, from
+      ``background_check_bytes`` up, in a background thread: ``verified(name)`` is None until
+      that check is done, and :meth:`NpzArrays.check` waits for it (and raises on a mismatch);
+    * a smaller stored member is read into memory and its CRC-32 checked.
+
+    The result behaves as a read-only dict of name -> ``numpy.ndarray``; a member that cannot
+    be read raises LoadError when it is accessed. Never unpickles. It keeps the file open
+    until it is closed (``close()``, a ``with`` block) or garbage-collected.
     """
     p = Path(path)
     name = p.name
-    out: dict[str, np.ndarray] = {}
     try:
-        file_size = p.stat().st_size
-        with zipfile.ZipFile(p) as zf, open(p, "rb") as raw:
-            infos = zf.infolist()
-            if not infos:
-                raise _fail(name, "the archive holds no arrays")
-            for info in infos:
-                if info.is_dir():
-                    continue
-                if not info.filename.endswith(".npy"):
-                    raise _fail(name, f"member {info.filename!r} is not a .npy array")
-                key = info.filename[:-4]
-                label = f"{name}[{key}]"
-                if key in out:
-                    raise _fail(name, f"the archive holds {key!r} twice")
-                if info.flag_bits & 0x1:
-                    raise _fail(name, f"member {info.filename!r} is encrypted")
-                if info.compress_type == zipfile.ZIP_STORED:
-                    start = _member_data_start(raw, info, name)
-                    if start + info.file_size > file_size:
-                        raise _fail(name, f"member {info.filename!r} is truncated")
-                    raw.seek(start)
-                    header = parse_header(raw, info.file_size, label)
-                    if header.data_nbytes >= mmap_threshold:
-                        out[key] = _map(str(p), header, start + header.header_nbytes, label)
-                        continue
-                if info.file_size > memory_limit():
-                    raise _fail(label, f"{info.file_size:,} bytes do not fit in memory")
-                with zf.open(info) as member:
-                    header = parse_header(member, info.file_size, label)
-                    out[key] = _read_into(member, header, label)
-    except LoadError:
-        raise
-    except zipfile.BadZipFile as exc:
-        raise _fail(name, f"not a valid .npz (zip) archive ({exc})") from None
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise _fail(name, "no such file") from None
     except IsADirectoryError:
         raise _fail(name, "is a folder, not a .npz file") from None
-    except NotImplementedError as exc:  # unsupported compression method
-        raise _fail(name, f"uses an unsupported zip feature ({exc})") from None
-    except (OSError, ValueError, EOFError, MemoryError, struct.error) as exc:
-        raise _fail(name, f"could not be read ({exc})") from None
-    return out
+    except PermissionError:
+        raise _fail(name, "permission denied") from None
+    except OSError as exc:
+        raise _fail(name, f"could not be read ({exc.strerror or exc})") from None
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise _fail(name, "is a folder, not a .npz file")
+        members, skipped = _read_directory(fd, name)
+    except BaseException as exc:
+        os.close(fd)
+        if isinstance(exc, LoadError):
+            raise
+        if isinstance(exc, zipfile.BadZipFile):
+            raise _fail(name, f"not a valid .npz (zip) archive ({exc})") from None
+        if isinstance(exc, NotImplementedError):  # a zip feature zipfile does not support
+            raise _fail(name, f"uses an unsupported zip feature ({exc})") from None
+        if isinstance(exc, (OSError, ValueError, EOFError, MemoryError, struct.error)):
+            raise _fail(name, f"could not be read ({exc})") from None
+        raise
+    return NpzArrays(p, _Archive(fd, name), members, skipped, mmap_threshold,
+                     background_check_bytes)  # fmt: skip
 
 
 def load_path(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """Load a ``.npy`` (as ``{stem: array}``) or ``.npz`` file, chosen by its content."""
+    """Load a ``.npy`` (as ``{stem: array}``) or ``.npz`` file, chosen by its content.
+
+    Everything is read before this returns (a ``.npz`` through :meth:`NpzArrays.load_all`)."""
     p = Path(path)
     try:
         with open(p, "rb") as f:
@@ -351,7 +838,8 @@ def load_path(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     except OSError as exc:
         raise _fail(p.name, f"could not be read ({exc.strerror or exc})") from None
     if head.startswith(b"PK"):
-        return load_arrays(p)
+        with load_arrays(p) as arrays:
+            return arrays.load_all()
     if head == MAGIC:
         return {p.stem: load_array(p)}
     raise _fail(p.name, "is neither a .npy nor a .npz file")

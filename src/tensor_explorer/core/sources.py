@@ -72,7 +72,7 @@ def open_into(
             raise LoadError(f"{p.name}: could not be read ({exc.strerror or exc})") from None
         return ws.run(source, device=device)
     if suffix == ".npz":
-        arrays = load_arrays(p)
+        arrays = dict(load_arrays(p))  # all members read before anything is bound
     elif suffix == ".npy":
         arrays = {p.stem: load_path(p)[p.stem]}
     else:
