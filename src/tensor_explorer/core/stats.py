@@ -1,13 +1,16 @@
 """Statistics of a tensor or array in one chunked pass: `stats(value, progress, cancel)`.
 
-The value is walked in logical (C) order, a chunk of about a million elements at a time, so
-memory stays flat whatever the size and a memory-mapped file is read once. Each chunk is reduced
-while it is hot in cache by two kernels: ``torch.aminmax`` (which also tells whether the chunk
-holds any NaN or infinity) and a fused Numba loop (:mod:`.kernels`) for the shifted sum, sum of
-squares and zero count, accumulated in float64 (so float16 sums cannot overflow). Without Numba,
-or on a GPU, a handful of vectorised torch kernels do the same. Chunks are reduced on several
-threads and merged in order with Chan's parallel formula, so the standard deviation stays
-accurate when the mean is large.
+The value is walked in logical (C) order, a chunk of about four million elements at a time, so
+memory stays flat whatever the size and a memory-mapped file is read once. On the CPU each chunk
+is reduced by one fused Numba pass (:mod:`.kernels`): min and max of the finite elements, their
+shifted sum and sum of squares accumulated in float64 (so float16 sums cannot overflow), the
+zeros, the NaN, +Inf and -Inf counts and the first non-finite index, for every float width,
+integers and bool, whatever the data holds. Without Numba, on a GPU, or for values too small to
+be worth it, a handful of vectorised torch kernels give the same figures. Chunks are reduced on
+several threads and merged in order with Chan's parallel formula, so the standard deviation
+stays accurate when the mean is large; a chunk is summed again, shifted by its mean, when its
+first sums cancel, and with a power-of-two scale when float64 squares would overflow (values
+near 1e308) or underflow (tiny ones).
 
 min, max, mean and std are those of the *finite* elements; NaN, +Inf and -Inf are counted
 separately, and the index of the first non-finite element is reported. Complex values are
@@ -70,12 +73,16 @@ class Stats:
 
 
 class _Acc:
-    """Running count, mean, M2 (Chan et al.), min, max and counts."""
+    """Running count, mean, M2 (Chan et al.), min, max and counts.
+
+    ``m2`` is kept scaled by ``4**-exp`` (``exp`` is 0 unless values near the float64 limit
+    would overflow it): the sum of squared deviations is ``m2 * 4**exp``."""
 
     def __init__(self) -> None:
         self.n = 0
         self.mean = 0.0
         self.m2 = 0.0
+        self.exp = 0
         self.min: float | int | None = None
         self.max: float | int | None = None
         self.zeros = 0
@@ -84,17 +91,32 @@ class _Acc:
         self.neginf = 0
         self.first_bad: int | None = None
 
-    def add(self, n: int, mean: float, m2: float, lo: float | int, hi: float | int) -> None:
+    def add(
+        self, n: int, mean: float, m2: float, exp: int, lo: float | int, hi: float | int
+    ) -> None:
         if n == 0:
             return
         if self.n == 0:
-            self.n, self.mean, self.m2, self.min, self.max = n, mean, m2, lo, hi
+            self.n, self.mean, self.m2, self.exp, self.min, self.max = n, mean, m2, exp, lo, hi
             return
         total = self.n + n
+        e = max(self.exp, exp)
+        while True:  # in units of 2**e; a coarser unit when the cross term would overflow
+            ds = math.ldexp(mean, -e) - math.ldexp(self.mean, -e)
+            merged = (
+                math.ldexp(self.m2, 2 * (self.exp - e))
+                + math.ldexp(m2, 2 * (exp - e))
+                + ds * ds * (self.n * n / total)
+            )
+            if math.isfinite(merged):
+                break
+            e += 256
         delta = mean - self.mean
-        self.mean += delta * n / total
-        self.m2 += m2 + delta * delta * self.n * n / total
-        self.n = total
+        if math.isfinite(delta):
+            self.mean += delta * n / total
+        else:  # means of opposite signs near the float64 limit
+            self.mean = self.mean * (self.n / total) + mean * (n / total)
+        self.n, self.m2, self.exp = total, merged, e
         self.min = lo if lo < self.min else self.min  # type: ignore[operator]
         self.max = hi if hi > self.max else self.max  # type: ignore[operator]
 
@@ -102,13 +124,16 @@ class _Acc:
         """Fold in the result of a later chunk (chunks are merged in order)."""
         if part.n:
             assert part.min is not None and part.max is not None
-            self.add(part.n, part.mean, part.m2, part.min, part.max)
+            self.add(part.n, part.mean, part.m2, part.exp, part.min, part.max)
         self.zeros += part.zeros
         self.nan += part.nan
         self.posinf += part.posinf
         self.neginf += part.neginf
         if self.first_bad is None:
             self.first_bad = part.first_bad
+
+    def std(self) -> float:
+        return math.ldexp(math.sqrt(self.m2 / self.n), self.exp)
 
 
 # ---------------------------------------------------------------------------- chunking
@@ -158,6 +183,14 @@ def _to_torch(chunk: Any) -> torch.Tensor:
 
 
 _BUFFERS = threading.local()
+# float64 squares underflow below ~1e-154: a chunk whose largest magnitude is below this is summed
+# again scaled up by a power of two (its std would otherwise lose digits or read 0)
+_TINY = 2.0**-460
+# Redo a chunk's sums shifted by its mean when they cancel this much (the shift, its first
+# finite element, was far from the mean: an outlier)
+_CANCEL = 1e-6
+
+Again = Callable[[float, int], kernels.Moments]  # (shift, exp) -> the chunk's sums again
 
 
 def _buffer(dtype: torch.dtype, device: torch.device, n: int) -> torch.Tensor:
@@ -170,90 +203,121 @@ def _buffer(dtype: torch.dtype, device: torch.device, n: int) -> torch.Tensor:
     return buf
 
 
-def _fused(c: torch.Tensor, shift: float | None = None) -> kernels.Moments | None:
-    """The fused one-pass reduction of a 1-D chunk, or None (no kernel for it: GPU, no Numba)."""
-    if c.device.type != "cpu" or c.dtype not in (torch.float32, torch.float64):
+def _fused(c: torch.Tensor) -> tuple[kernels.Moments, Again] | None:
+    """The fused one-pass reduction of a 1-D chunk and a way to redo its sums, or None (no
+    kernel for it: GPU, no Numba, a value too small to be worth importing Numba)."""
+    if c.device.type != "cpu" or c.numel() < FUSED_MIN or c.is_complex():
         return None
-    if c.numel() < FUSED_MIN and shift is None:
+    c = c.resolve_neg()  # .numpy() refuses lazily negated views
+    if not c.is_contiguous():
+        c = c.contiguous()  # a 1-D strided piece: one chunk's copy
+    bf16 = c.dtype == torch.bfloat16
+    try:
+        a = (c.view(torch.int16) if bf16 else c).numpy()
+    except (TypeError, RuntimeError):  # a dtype NumPy does not have
         return None
-    return kernels.fused_moments(c.resolve_neg().numpy(), shift)  # .numpy() refuses neg views
+    m = kernels.fused_moments(a, bfloat16=bf16)
+    if m is None:
+        return None
+
+    def again(shift: float, exp: int) -> kernels.Moments:
+        m = kernels.fused_moments(a, shift, exp, bfloat16=bf16)
+        return m if m is not None else _torch_moments(c, shift, exp)
+
+    return m, again
 
 
-def _centred(m: kernels.Moments, n: int) -> tuple[float, float]:
-    """The mean and the sum of squared deviations of ``n`` elements from their shifted sums."""
-    return m.shift + m.s1 / n, m.s2 - m.s1 * m.s1 / n
-
-
-def _finite_part(c: torch.Tensor, acc: _Acc) -> bool:
-    """Fold a float32/float64 chunk into ``acc`` if all its elements are finite; else change
-    nothing and return False."""
-    n = c.numel()
-    m = _fused(c)
-    if m is not None:
-        if not (math.isfinite(m.lo) and math.isfinite(m.hi)):
-            return False
-        mean, m2 = _centred(m, n)
-        if not math.isfinite(m.s2) or m2 < 1e-6 * m.s2:
-            # the shift was far from the mean (cancellation) or the squares overflowed:
-            # again, shifted by the mean this time
-            m = _fused(c, mean)
-            assert m is not None
-            mean, m2 = _centred(m, n)
-        acc.zeros += m.zeros
-        acc.add(n, mean, max(m2, 0.0), m.lo, m.hi)
-        return True
-    lo_t, hi_t = torch.aminmax(c)
-    lo, hi = float(lo_t), float(hi_t)
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return False
-    d = _buffer(torch.float64, c.device, n)[:n]
-    d.copy_(c)  # float64 copy of the chunk, hot in cache for the next kernels
-    mean = float(d.sum()) / n
-    q = float(torch.dot(d, d))
-    m2 = q - n * mean * mean
-    if not math.isfinite(q) or m2 < 1e-6 * q:  # overflow or cancellation: subtract the mean
-        d.sub_(mean)
-        m2 = float(torch.dot(d, d))
-    zeros = 0
-    if lo <= 0.0 <= hi:  # zeros are possible: check the smallest magnitude first (cheap)
-        mag = torch.abs(c, out=_buffer(c.dtype, c.device, n)[:n])
-        if float(mag.amin()) == 0.0:
-            zeros = int(torch.count_nonzero(c == 0))
-    acc.zeros += zeros
-    acc.add(n, mean, max(m2, 0.0), lo, hi)
-    return True
-
-
-def _float_chunk(start: int, c: torch.Tensor, acc: _Acc) -> None:
+def _torch_moments(c: torch.Tensor, shift: float | None = None, exp: int = 0) -> kernels.Moments:
+    """What the fused kernel computes, with torch kernels (any device, float dtypes)."""
     if c.dtype in (torch.float16, torch.bfloat16):
         c = c.float()
-    if _finite_part(c, acc):
-        return
-    # some NaN or infinity (rare): count them, then reduce the finite elements
-    finite = torch.isfinite(c)
-    nan = int(torch.isnan(c).sum())
-    pos = int((c == math.inf).sum())
-    neg = int((c == -math.inf).sum())
-    acc.nan, acc.posinf, acc.neginf = acc.nan + nan, acc.posinf + pos, acc.neginf + neg
-    if acc.first_bad is None:
-        acc.first_bad = start + int(torch.argmin(finite.to(torch.uint8)))
-    good = c[finite]
-    if good.numel():
-        _finite_part(good, acc)
+    lo_t, hi_t = torch.aminmax(c)
+    lo, hi = float(lo_t), float(hi_t)
+    nan = pos = neg = 0
+    first = -1
+    good = c
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # some NaN or infinity
+        finite = torch.isfinite(c)
+        nan = int(torch.isnan(c).sum())
+        pos = int((c == math.inf).sum())
+        neg = int((c == -math.inf).sum())
+        first = int(torch.argmin(finite.to(torch.uint8)))
+        good = c[finite]
+        if good.numel() == 0:
+            return kernels.Moments(0.0, 0.0, 0, None, None, 0.0, exp, 0, nan, pos, neg, first)
+        lo_t, hi_t = torch.aminmax(good)
+        lo, hi = float(lo_t), float(hi_t)
+    n = good.numel()
+    if shift is None:
+        shift = float(good[0])
+    scale = math.ldexp(1.0, -exp)
+    d = _buffer(torch.float64, c.device, n)[:n]
+    d.copy_(good)  # float64 copy of the chunk, hot in cache for the next kernels
+    if exp:
+        d.mul_(scale)
+    d.sub_(shift * scale)
+    s1 = float(d.sum())
+    s2 = float(torch.dot(d, d))
+    zeros = 0
+    if lo <= 0.0 <= hi:  # zeros are possible: check the smallest magnitude first (cheap)
+        mag = torch.abs(good, out=_buffer(good.dtype, good.device, n)[:n])
+        if float(mag.amin()) == 0.0:
+            zeros = int(torch.count_nonzero(good == 0))
+    return kernels.Moments(s1, s2, zeros, lo, hi, shift, exp, n, nan, pos, neg, first)
 
 
-def _int_chunk(c: torch.Tensor, acc: _Acc) -> None:
-    a = c.cpu().numpy()
+def _int_moments(a: np.ndarray, shift: float | None = None, exp: int = 0) -> kernels.Moments:
+    """What the fused kernel computes, with NumPy, for integer (and bool) data."""
     if a.dtype == np.bool_:
         a = a.view(np.uint8)
     n = a.size
     lo, hi = a.min().item(), a.max().item()
+    if shift is None:
+        shift = float(a[0])
     f = a.astype(np.float64)
-    mean = float(f.sum()) / n
-    f -= mean
-    m2 = float(np.dot(f, f))
-    acc.zeros += n - int(np.count_nonzero(a))
-    acc.add(n, mean, m2, lo, hi)
+    f -= shift
+    zeros = n - int(np.count_nonzero(a))
+    return kernels.Moments(
+        float(f.sum()), float(np.dot(f, f)), zeros, lo, hi, shift, 0, n, 0, 0, 0, -1
+    )
+
+
+def _centred(m: kernels.Moments) -> tuple[float, float]:
+    """The mean and the scaled sum of squared deviations of a chunk's finite elements."""
+    n = m.finite
+    assert m.lo is not None and m.hi is not None
+    mean = m.shift + math.ldexp(m.s1 / n, m.exp)
+    mean = float(min(max(mean, m.lo), m.hi))  # rounding never takes it out of the range
+    return mean, m.s2 - m.s1 * m.s1 / n
+
+
+def _fold(start: int, m: kernels.Moments, again: Again, acc: _Acc) -> None:
+    """Fold one chunk's reduction into ``acc``; redo its sums when they are not accurate."""
+    acc.nan, acc.posinf, acc.neginf = acc.nan + m.nan, acc.posinf + m.posinf, acc.neginf + m.neginf
+    if m.first >= 0 and acc.first_bad is None:
+        acc.first_bad = start + m.first
+    acc.zeros += m.zeros
+    if m.finite == 0:
+        return
+    lo, hi = m.lo, m.hi
+    assert lo is not None and hi is not None
+    big = max(abs(lo), abs(hi))
+    if not (math.isfinite(m.s1) and math.isfinite(m.s2)) or (
+        isinstance(big, float) and 0.0 < big < _TINY
+    ):
+        # float64 squares overflow (values near 1e308) or underflow: sum again in units of a
+        # power of two near the largest magnitude, shifted by the midpoint of the range
+        exp = max(math.frexp(big)[1], -960)
+        m = again(lo / 2 + hi / 2, exp)
+    mean, m2 = _centred(m)
+    if m2 < _CANCEL * m.s2:  # the shift was far from the mean: again, shifted by the mean
+        m = again(mean, m.exp)
+        mean, m2 = _centred(m)
+    acc.add(m.finite, mean, max(m2, 0.0), m.exp, lo, hi)
+
+
+def _int_array(c: torch.Tensor) -> np.ndarray:
+    return c.cpu().numpy()
 
 
 def _reduce(start: int, piece: Any, complex_: bool, floating: bool) -> _Acc:
@@ -262,10 +326,23 @@ def _reduce(start: int, piece: Any, complex_: bool, floating: bool) -> _Acc:
     c = _to_torch(piece)
     if complex_:  # magnitude, computed in double precision
         c = c.to(torch.complex128).abs()
-    if floating or complex_:
-        _float_chunk(start, c, part)
+    fused = _fused(c)
+    if fused is not None:
+        m, again = fused
+    elif floating or complex_:
+        m = _torch_moments(c)
+
+        def again(shift: float, exp: int) -> kernels.Moments:
+            return _torch_moments(c, shift, exp)
+
     else:
-        _int_chunk(c, part)
+        a = _int_array(c)
+        m = _int_moments(a)
+
+        def again(shift: float, exp: int) -> kernels.Moments:
+            return _int_moments(a, shift, exp)
+
+    _fold(start, m, again, part)
     return part
 
 
@@ -368,7 +445,7 @@ def stats(
         min=acc.min if has else None,
         max=acc.max if has else None,
         mean=acc.mean if has else None,
-        std=math.sqrt(acc.m2 / acc.n) if has else None,
+        std=acc.std() if has else None,
         nan=acc.nan,
         posinf=acc.posinf,
         neginf=acc.neginf,
