@@ -19,7 +19,7 @@ O(width) work per lane, never per element).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,7 @@ class LaneModel:
     delta: int = 0
     base: int = 0  # strip offset of element (0, ..., 0)
     byte_strides: tuple[int, ...] = ()
-    footprint: memory.StridedBytes | None = None
+    footprint: memory.ByteSet | None = None
     nbytes: int = 0  # distinct bytes occupied
     max_mult: int = 1  # most elements reading one element's bytes
     uniform_mult: bool = True
@@ -135,7 +135,7 @@ class MemoryModel:
     """Everything the panel draws, computed off the UI thread."""
 
     strips: list[StripModel] = field(default_factory=list)
-    relations: list[memory.Relation] = field(default_factory=list)
+    relations: Sequence[memory.Relation] = field(default_factory=list)
     whys: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # names that are not tensors/arrays
 
