@@ -12,8 +12,11 @@ the graph is a DAG, not only a chain), then reports:
 - backward overhead: ``tx.backward`` on a pre-traced graph (the pane's case: the graph is
   already on screen) and with tracing included, each as a ratio to a plain ``root.backward()``
   of an identical graph built the same way in the same run. Each timing is the median of
-  ``--repeat`` fresh graphs (building is not timed); edge gradients are materialised in the
-  timed region (``len(record.edge_grads)``), so the ratio includes all recording work.
+  ``--repeat`` fresh graphs (building is not timed; the plain and the recorded calls take
+  turns, so that other load on the machine weighs on both alike); edge gradients are
+  materialised in the timed region (``len(record.edge_grads)``), so the ratio includes all
+  recording work. The same ratios in CPU time of the process follow (steadier on a shared
+  machine).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 try:
     import tensor_explorer  # noqa: F401
@@ -66,48 +70,68 @@ def build(n_nodes: int, seed: int = 0) -> tuple[torch.Tensor, list[torch.Tensor]
     return h.sum(), leaves
 
 
-def _median_time(
-    fn: Callable[[torch.Tensor, list[torch.Tensor]], object], n: int, repeat: int
-) -> float:
-    times = []
-    for r in range(repeat):
-        root, leaves = build(n, seed=r)
-        gc.collect()
-        t0 = time.perf_counter()
-        fn(root, leaves)
-        times.append(time.perf_counter() - t0)
-        del root, leaves
-    return statistics.median(times)
+class _Clock:
+    """Wall-clock and CPU time of the process (``time.process_time``) of calls."""
+
+    def __init__(self) -> None:
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+
+    def time(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        w0, c0 = time.perf_counter(), time.process_time()
+        out = fn(*args, **kwargs)
+        self.wall.append(time.perf_counter() - w0)
+        self.cpu.append(time.process_time() - c0)
+        return out
+
+    def add_last(self, other: _Clock) -> None:
+        """Add ``other``'s last call to this clock's last one."""
+        self.wall[-1] += other.wall[-1]
+        self.cpu[-1] += other.cpu[-1]
+
+    def median(self) -> float:
+        return statistics.median(self.wall)
+
+    def median_cpu(self) -> float:
+        return statistics.median(self.cpu)
 
 
 def _plain(root: torch.Tensor, leaves: list[torch.Tensor]) -> None:
     root.backward()
 
 
-def _recorded_pretraced(n: int, repeat: int) -> tuple[float, float]:
-    """Median time of tx.backward on a pre-traced graph (edge gradients materialised), and
-    the median part of it spent materialising the edge gradients."""
-    times, edge_times = [], []
-    for r in range(repeat):
-        root, leaves = build(n, seed=r)
-        names = {f"w{i}": t for i, t in enumerate(leaves)}
-        graph = trace(root, names, saved=False)
-        gc.collect()
-        t0 = time.perf_counter()
-        rec = backward(root, names=names, graph=graph)
-        t1 = time.perf_counter()
-        len(rec.edge_grads)
-        t2 = time.perf_counter()
-        times.append(t2 - t0)
-        edge_times.append(t2 - t1)
-        del root, leaves, graph, rec
-    return statistics.median(times), statistics.median(edge_times)
-
-
 def _recorded_with_trace(root: torch.Tensor, leaves: list[torch.Tensor]) -> None:
     names = {f"w{i}": t for i, t in enumerate(leaves)}
     rec = backward(root, names=names)
     len(rec.edge_grads)
+
+
+def _interleaved(n: int, repeat: int) -> tuple[_Clock, _Clock, _Clock, _Clock]:
+    """Times of a plain backward, of tx.backward on a pre-traced graph (edge gradients
+    materialised; and the part of it spent materialising them), and of tx.backward with
+    tracing included, each on a fresh graph. The three run in turn in every repeat, so that
+    a load that comes and goes on the machine weighs on all of them alike."""
+    plain, given, edges, with_trace = _Clock(), _Clock(), _Clock(), _Clock()
+    for r in range(repeat):
+        root, leaves = build(n, seed=r)
+        gc.collect()
+        plain.time(_plain, root, leaves)
+        del root, leaves
+
+        root, leaves = build(n, seed=r)
+        names = {f"w{i}": t for i, t in enumerate(leaves)}
+        graph = trace(root, names, saved=False)
+        gc.collect()
+        rec = given.time(backward, root, names=names, graph=graph)
+        edges.time(len, rec.edge_grads)
+        given.add_last(edges)
+        del root, leaves, names, graph, rec
+
+        root, leaves = build(n, seed=r)
+        gc.collect()
+        with_trace.time(_recorded_with_trace, root, leaves)
+        del root, leaves
+    return plain, given, edges, with_trace
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         assert len(positions) == len(graph.nodes)
         del root, leaves, names
 
-        t_plain = _median_time(_plain, n, args.repeat)
-        t_rec, t_edges = _recorded_pretraced(n, args.repeat)
-        t_rec_trace = _median_time(_recorded_with_trace, n, args.repeat)
+        plain, given, edges, with_trace = _interleaved(n, args.repeat)
+        t_plain, t_rec, t_edges = plain.median(), given.median(), edges.median()
+        t_rec_trace = with_trace.median()
         print(
             f"\n{len(graph.nodes)} nodes, {len(graph.edges)} edges "
             f"(collapsed view: {len(collapsed.nodes)} nodes)"
@@ -161,6 +185,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  tx.backward, incl. trace     {t_rec_trace * 1e3:8.1f} ms   "
             f"ratio {t_rec_trace / t_plain:5.2f}x"
+        )
+        c_plain = plain.median_cpu()
+        print(
+            f"  (CPU time: plain {c_plain * 1e3:.1f} ms; graph given "
+            f"{given.median_cpu() / c_plain:.2f}, incl. trace "
+            f"{with_trace.median_cpu() / c_plain:.2f} times plain)"
         )
     return 0
 

@@ -28,9 +28,10 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
+import numpy as np
 import torch
 
 __all__ = [
@@ -291,7 +292,35 @@ class EdgeInfo(NamedTuple):
         return len(nrs) > 1 and any(nr != nrs[0] for nr in nrs)
 
 
-@dataclass(eq=False)
+class _Walk:
+    """The graph as the walk found it, in flat lists (what :func:`backward` needs; the
+    :class:`Node` and :class:`EdgeInfo` objects are made from it on first read).
+
+    ``functions[i]`` is node ``i``'s autograd object; its ``next_functions`` slots are
+    ``starts[i]:starts[i + 1]`` of ``dsts`` (the node each slot points at, -1 for ``None``)
+    and ``nrs`` (which input of that node the slot feeds, -1 for ``None``). ``leaf_ids``: the
+    ``AccumulateGrad`` nodes; ``names``: node id -> the names that map to it.
+    """
+
+    __slots__ = ("dsts", "functions", "leaf_ids", "names", "nrs", "starts")
+
+    def __init__(
+        self,
+        functions: list[Any],
+        starts: list[int],
+        dsts: list[int],
+        nrs: list[int],
+        leaf_ids: list[int],
+        names: dict[int, list[str]],
+    ) -> None:
+        self.functions = functions
+        self.starts = starts
+        self.dsts = dsts
+        self.nrs = nrs
+        self.leaf_ids = leaf_ids
+        self.names = names
+
+
 class Graph:
     """The autograd graph behind a tensor.
 
@@ -299,18 +328,97 @@ class Graph:
     the order met (``src`` an op, ``dst`` one of its ``next_functions``); ``edge_info`` has the
     details of each. The graph keeps references to the autograd nodes (and so to their saved
     tensors) while it lives.
+
+    A graph made by ``trace(saved=False)`` (and by :func:`backward`, which does not need them)
+    builds ``nodes``, ``edges`` and ``edge_info`` on first read; ``trace(saved=True)`` builds
+    them at once (the nodes' saved-tensor state is the one at trace time).
     """
 
-    nodes: list[Node]
-    edges: list[tuple[int, int]]
-    edge_info: dict[tuple[int, int], EdgeInfo]
-    root: int = 0
-    _functions: list[Any] = field(default_factory=list, repr=False)
-    _hook_plan: tuple[list[int], frozenset[tuple[int, int]]] | None = field(
-        default=None, repr=False
-    )
+    def __init__(
+        self,
+        nodes: list[Node] | None = None,
+        edges: list[tuple[int, int]] | None = None,
+        edge_info: dict[tuple[int, int], EdgeInfo] | None = None,
+        root: int = 0,
+        _functions: list[Any] | None = None,
+        *,
+        _walk: _Walk | None = None,
+    ) -> None:
+        if _walk is None:
+            nodes = [] if nodes is None else nodes
+            edges = [] if edges is None else edges
+            edge_info = {} if edge_info is None else edge_info
+        self._nodes = nodes
+        self._edges = edges
+        self._edge_info = edge_info
+        self.root = root
+        if _functions is None:
+            _functions = _walk.functions if _walk is not None else []
+        self._functions: list[Any] = _functions
+        self._walk = _walk
+        self._plan: _Plan | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"Graph(nodes={self.nodes!r}, edges={self.edges!r}, edge_info={self.edge_info!r}, "
+            f"root={self.root!r})"
+        )
+
+    @property
+    def nodes(self) -> list[Node]:
+        """The nodes, ``nodes[i].id == i``."""
+        if self._nodes is None:
+            assert self._walk is not None
+            self._nodes = _make_nodes(self._walk, False)
+        return self._nodes
+
+    @nodes.setter
+    def nodes(self, value: list[Node]) -> None:
+        self._nodes = value
+
+    @property
+    def edges(self) -> list[tuple[int, int]]:
+        """Each ``(src, dst)`` pair once, in the order met."""
+        if self._edges is None:
+            self._make_edges()
+        assert self._edges is not None
+        return self._edges
+
+    @edges.setter
+    def edges(self, value: list[tuple[int, int]]) -> None:
+        self._edges = value
+
+    @property
+    def edge_info(self) -> dict[tuple[int, int], EdgeInfo]:
+        """``(src, dst)`` -> :class:`EdgeInfo`, in the order of ``edges``."""
+        if self._edge_info is None:
+            self._make_edges()
+        assert self._edge_info is not None
+        return self._edge_info
+
+    @edge_info.setter
+    def edge_info(self, value: dict[tuple[int, int], EdgeInfo]) -> None:
+        self._edge_info = value
+
+    @property
+    def _hook_plan(self) -> tuple[list[int], frozenset[tuple[int, int]]] | None:
+        """The last hook plan of :func:`backward` on this graph: the hooked node ids and the
+        edges read at their destination (``None`` before any call)."""
+        return None if self._plan is None else self._plan.summary()
+
+    def _make_edges(self) -> None:
+        with _no_gc():
+            self._edges, self._edge_info = _make_edges(self._walk_data(), self.nodes)
+
+    def _walk_data(self) -> _Walk:
+        """The flat form (made from ``nodes`` and ``edge_info`` for a graph built by hand)."""
+        if self._walk is None:
+            self._walk = _walk_from_nodes(self.nodes, self.edge_info, self._functions)
+        return self._walk
 
     def __len__(self) -> int:
+        if self._nodes is None and self._walk is not None:
+            return len(self._walk.functions)
         return len(self.nodes)
 
     def node(self, node_id: int) -> Node:
@@ -448,7 +556,8 @@ def trace(root: torch.Tensor, names: Names | None = None, *, saved: bool = True)
         names: workspace names -> values; leaves and intermediates found among them get their
             name on their node (``Node.tensor``). Values that are not tensors are ignored.
         saved: also list each node's saved tensors (and whether they are stale). Set False for
-            a faster trace when they are not shown.
+            a faster trace when they are not shown (the nodes and edges are then made on
+            first read).
 
     Raises:
         BackwardError: ``code == "no_graph"`` when ``root`` has no ``grad_fn`` (a leaf, or made
@@ -473,6 +582,18 @@ def _no_gc() -> Iterator[None]:
 
 
 def _trace(root_fn: Any, names: Names | None, saved: bool) -> Graph:
+    walk = _walk_graph(root_fn, names)
+    graph = Graph(_walk=walk)
+    if saved:  # the saved tensors' state now, not when the nodes are first read; and the
+        # edges, as the pane reads them at once
+        graph.nodes = _make_nodes(walk, True)
+        graph._make_edges()
+    return graph
+
+
+def _walk_graph(root_fn: Any, names: Names | None) -> _Walk:
+    """Breadth-first, iterative walk of ``next_functions`` from ``root_fn``: flat lists only
+    (one list entry per node and per slot, no per-node objects)."""
     keep: list[Any] = []  # keep named grad_fns alive so their id() stays theirs during the walk
     leaf_names: dict[int, list[str]] = {}
     fn_names: dict[int, list[str]] = {}
@@ -490,29 +611,54 @@ def _trace(root_fn: Any, names: Names | None, saved: bool) -> Graph:
 
     functions: list[Any] = [root_fn]
     index: dict[int, int] = {id(root_fn): 0}
-    next_ids_all: list[tuple[int | None, ...]] = []
-    input_nrs_all: list[tuple[int, ...]] = []
-    i = 0
-    while i < len(functions):  # breadth-first, iterative
-        ids: list[int | None] = []
-        nrs: list[int] = []
-        for child, input_nr in functions[i].next_functions:
+    starts = [0]
+    dsts: list[int] = []
+    nrs: list[int] = []
+    add_fn = functions.append
+    add_dst = dsts.append
+    add_nr = nrs.append
+    add_start = starts.append
+    get = index.get
+    for fn in functions:  # grows while it is walked: breadth-first
+        for child, input_nr in fn.next_functions:
             if child is None:
-                ids.append(None)
-                nrs.append(-1)
+                add_dst(-1)
+                add_nr(-1)
                 continue
             key = id(child)
-            j = index.get(key)
+            j = get(key)
             if j is None:
-                j = len(functions)
-                index[key] = j
-                functions.append(child)
-            ids.append(j)
-            nrs.append(input_nr)
-        next_ids_all.append(tuple(ids))
-        input_nrs_all.append(tuple(nrs))
-        i += 1
+                j = index[key] = len(functions)
+                add_fn(child)
+            add_dst(j)
+            add_nr(input_nr)
+        add_start(len(dsts))
 
+    leaf_types = {t for t in set(map(type, functions)) if t.__name__ == _ACCUMULATE}
+    leaf_ids = [i for i, fn in enumerate(functions) if type(fn) in leaf_types]
+    node_names: dict[int, list[str]] = {}
+    for key, found in fn_names.items():
+        j = index.get(key)
+        if j is not None:
+            node_names[j] = found
+    if leaf_names:
+        for j in leaf_ids:
+            leaf_found = leaf_names.get(id(functions[j].variable))
+            if leaf_found is not None:
+                node_names[j] = leaf_found
+    del keep
+    return _Walk(functions, starts, dsts, nrs, leaf_ids, node_names)
+
+
+def _make_nodes(walk: _Walk, saved: bool) -> list[Node]:
+    """The :class:`Node` of each node of a walk (``saved``: with its saved tensors now)."""
+    functions = walk.functions
+    starts = walk.starts
+    dsts = walk.dsts
+    names = walk.names
+    is_leaf = [False] * len(functions)
+    for j in walk.leaf_ids:
+        is_leaf[j] = True
     nodes: list[Node] = []
     append = nodes.append
     label_cache: dict[type, str] = {}
@@ -528,25 +674,25 @@ def _trace(root_fn: Any, names: Names | None, saved: bool) -> Graph:
             device: str | None = _text(meta[0].device)
         else:
             shapes, dtypes, device = (), (), None
-        if label == _ACCUMULATE:
-            variable = fn.variable
-            tnames = leaf_names.get(id(variable), ())
+        tnames = names.get(nid, ())
+        if is_leaf[nid]:
             if not shapes:
+                variable = fn.variable
                 shapes, dtypes = (tuple(variable.shape),), (_text(variable.dtype),)
                 device = _text(variable.device)
             kind: NodeKind = "leaf"
             saved_infos: tuple[SavedTensorInfo, ...] = ()
         else:
-            tnames = fn_names.get(id(fn), ())
             kind = "root" if nid == 0 else "op"
             saved_infos = _saved_infos(fn) if saved else ()
+        next_ids = tuple([None if d < 0 else d for d in dsts[starts[nid] : starts[nid + 1]]])
         append(
             Node(
                 nid,
                 label,
                 kind,
                 tnames[0] if tnames else None,
-                next_ids_all[nid],
+                next_ids,
                 shapes,
                 dtypes,
                 device,
@@ -554,29 +700,60 @@ def _trace(root_fn: Any, names: Names | None, saved: bool) -> Graph:
                 tuple(tnames),
             )
         )
+    return nodes
 
+
+def _make_edges(
+    walk: _Walk, nodes: list[Node]
+) -> tuple[list[tuple[int, int]], dict[tuple[int, int], EdgeInfo]]:
+    """The edges of a walk, each ``(src, dst)`` once, and their :class:`EdgeInfo`."""
+    starts = walk.starts
+    dsts = walk.dsts
+    nrs = walk.nrs
     edges: list[tuple[int, int]] = []
     edge_info: dict[tuple[int, int], EdgeInfo] = {}
-    for src, dst_ids in enumerate(next_ids_all):
-        src_nrs = input_nrs_all[src]
-        for slot, dst in enumerate(dst_ids):
-            if dst is None:
+    for src in range(len(starts) - 1):
+        first = starts[src]
+        for k in range(first, starts[src + 1]):
+            dst = dsts[k]
+            if dst < 0:
                 continue
             edge = (src, dst)
             info = edge_info.get(edge)
-            nr = src_nrs[slot]
+            nr = nrs[k]
             if info is not None:  # several slots into one node (x * x, or a * b of unbind)
                 edge_info[edge] = info._replace(
-                    slots=(*info.slots, slot), input_nrs=(*info.input_nrs, nr)
+                    slots=(*info.slots, k - first), input_nrs=(*info.input_nrs, nr)
                 )
                 continue
             d = nodes[dst]
             shape = d.shapes[nr] if 0 <= nr < len(d.shapes) else None
             dtype = d.dtypes[nr] if 0 <= nr < len(d.dtypes) else None
             edges.append(edge)
-            edge_info[edge] = EdgeInfo(src, dst, (slot,), shape, dtype, nr, (nr,))
-    del keep
-    return Graph(nodes=nodes, edges=edges, edge_info=edge_info, root=0, _functions=functions)
+            edge_info[edge] = EdgeInfo(src, dst, (k - first,), shape, dtype, nr, (nr,))
+    return edges, edge_info
+
+
+def _walk_from_nodes(
+    nodes: list[Node], edge_info: Mapping[tuple[int, int], EdgeInfo], functions: list[Any]
+) -> _Walk:
+    """The flat form of a graph given as nodes and edges (a :class:`Graph` built by hand)."""
+    starts = [0]
+    dsts: list[int] = []
+    for node in nodes:
+        dsts.extend(-1 if d is None else d for d in node.next_ids)
+        starts.append(len(dsts))
+    nrs = [-1] * len(dsts)
+    for info in edge_info.values():
+        first = starts[info.src]
+        for slot, nr in zip(info.slots, _input_nrs(info), strict=True):
+            nrs[first + slot] = nr
+    for k, d in enumerate(dsts):
+        if d >= 0 and nrs[k] < 0:
+            nrs[k] = 0
+    names = {n.id: list(n.tensors or ((n.tensor,) if n.tensor else ())) for n in nodes}
+    leaf_ids = [n.id for n in nodes if n.kind == "leaf"]
+    return _Walk(functions, starts, dsts, nrs, leaf_ids, names)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -648,94 +825,136 @@ class _Captures:
 
     Recording during backward only stores each hooked node's ``(grad_inputs, grad_outputs)``.
     A slot ``(src, slot)`` is read at its source (``grad_inputs[slot]``) when ``src`` was
-    hooked, else at its destination (``grad_outputs[input_nr]``): the plan's ``from_dst``
-    lists the edges whose every slot feeds an input of ``dst`` alone. The captures are
-    dropped once the edges are built; the slots of an edge with several of them are kept
+    hooked, else at its destination (``grad_outputs[input_nr]``) when the plan reads ``src``'s
+    slots there (each of them then feeds an input of its destination alone). The captures
+    are dropped once the edges are built; the slots of an edge with several of them are kept
     (the others are the edge's own gradient).
     """
 
-    __slots__ = ("_captured", "_edges", "_from_dst", "_graph", "_parts", "_slots")
+    __slots__ = ("_captured", "_edges", "_parts", "_plan", "_slots", "_walk")
 
-    def __init__(
-        self, graph: Graph, captured: list[Any], from_dst: frozenset[tuple[int, int]]
-    ) -> None:
-        self._graph = graph
+    def __init__(self, walk: _Walk, plan: _Plan, captured: list[Any]) -> None:
+        self._walk = walk
+        self._plan = plan
         self._captured = captured
-        self._from_dst = from_dst
         self._edges: dict[tuple[int, int], EdgeGrad] | None = None
         self._parts: dict[tuple[int, int], tuple[torch.Tensor | None, ...]] = {}
         self._slots: dict[tuple[int, int], torch.Tensor] | None = None
 
     def edges(self) -> dict[tuple[int, int], EdgeGrad]:
         if self._edges is None:
-            self._edges = self._build()
+            with _no_gc():
+                self._edges = self._build()
         return self._edges
 
     def slots(self) -> dict[tuple[int, int], torch.Tensor]:
         if self._slots is None:
             edges = self.edges()
             parts = self._parts
-            edge_info = self._graph.edge_info
+            several = self._plan.several
+            starts = self._walk.starts
+            dsts = self._walk.dsts
             out: dict[tuple[int, int], torch.Tensor] = {}
-            for key, g in edges.items():
-                slots = edge_info[key][2]
-                several = parts.get(key) if len(slots) > 1 else None
-                if several is None:  # one slot: the edge's own gradient
-                    out[(key[0], slots[0])] = g  # type: ignore[assignment]
+            for src in range(len(starts) - 1):
+                first = starts[src]
+                end = starts[src + 1]
+                if src not in several:
+                    for k in range(first, end):
+                        dst = dsts[k]
+                        if dst >= 0:
+                            g = edges.get((src, dst))
+                            if g is not None:  # one slot: the edge's own gradient
+                                out[(src, k - first)] = g  # type: ignore[assignment]
                     continue
-                for slot, part in zip(slots, several, strict=True):
-                    if part is not None:
-                        out[(key[0], slot)] = part
+                for dst, ks in _slot_groups(dsts, first, end).items():
+                    if len(ks) == 1:
+                        g = edges.get((src, dst))
+                        if g is not None:
+                            out[(src, ks[0] - first)] = g  # type: ignore[assignment]
+                        continue
+                    for k, part in zip(ks, parts.get((src, dst), ()), strict=False):
+                        if part is not None:
+                            out[(src, k - first)] = part
             self._slots = out
         return self._slots
 
     def _build(self) -> dict[tuple[int, int], EdgeGrad]:
-        built: dict[tuple[int, int], EdgeGrad] = {}
         captured = self._captured
-        from_dst = self._from_dst
-        parts_of = self._parts
-        for key, (src, dst, slots, _, _, nr, nrs) in self._graph.edge_info.items():
-            pair = captured[src]
-            if len(slots) == 1:  # the common case, kept lean
-                g: torch.Tensor | None = None
-                slot = slots[0]
-                if pair is not None:
-                    at_src = pair[0]
-                    if slot < len(at_src):
-                        g = at_src[slot]
-                elif key in from_dst:
-                    pair = captured[dst]
-                    if pair is not None and nr < len(pair[1]):
-                        g = pair[1][nr]
-                if g is not None:
-                    built[key] = g
+        starts = self._walk.starts
+        dsts = self._walk.dsts
+        nrs = self._walk.nrs
+        plan = self._plan
+        via_dst = plan.via_dst
+        # the gradient of every slot, in slot order (None: nothing known or nothing carried)
+        vals: list[Any] = []
+        extend = vals.extend
+        append = vals.append
+        for src in range(len(starts) - 1):
+            first = starts[src]
+            count = starts[src + 1] - first
+            if not count:
                 continue
-            nrs = nrs or (nr,) * len(slots)  # an EdgeInfo made without input_nrs
-            parts: list[torch.Tensor | None] = []
-            for slot, nr_k in zip(slots, nrs, strict=True):
-                g = None
-                if pair is not None:
-                    if slot < len(pair[0]):
-                        g = pair[0][slot]
-                elif key in from_dst:
-                    dst_pair = captured[dst]
-                    if dst_pair is not None and nr_k < len(dst_pair[1]):
-                        g = dst_pair[1][nr_k]
-                parts.append(g)
-            parts_of[key] = tuple(parts)
+            pair = captured[src]
+            if pair is not None:  # read at the source: its grad_inputs, slot by slot
+                at_src = pair[0]
+                if len(at_src) == count:
+                    extend(at_src)
+                else:
+                    extend([at_src[i] if i < len(at_src) else None for i in range(count)])
+            elif via_dst[src]:  # each slot at the input of its destination it alone feeds
+                for k in range(first, first + count):
+                    dst = dsts[k]
+                    dst_pair = captured[dst] if dst >= 0 else None
+                    nr = nrs[k]
+                    if dst_pair is not None and nr < len(dst_pair[1]):
+                        append(dst_pair[1][nr])
+                    else:
+                        append(None)
+            else:
+                extend([None] * count)
+        for k in plan.none_slots:  # slots without a next function are no edge
+            vals[k] = None
+        for src in plan.several:
+            self._build_several(vals, src, starts[src], starts[src + 1])
+        self._captured = []  # drop the references to every other captured gradient
+        # an edge is where its first slot is: the order of the edges
+        keys = zip(plan.srcs, dsts, strict=True)
+        return {key: g for key, g in zip(keys, vals, strict=True) if g is not None}
+
+    def _build_several(self, vals: list[Any], src: int, first: int, end: int) -> None:
+        """The edges of a source with several slots into one node (``x * x``, ``a * b`` of
+        ``unbind``): each such edge's gradient goes to its first slot in ``vals``, its other
+        slots get None; its slots' own gradients are kept in ``_parts``."""
+        nrs = self._walk.nrs
+        for dst, ks in _slot_groups(self._walk.dsts, first, end).items():
+            if len(ks) == 1:
+                continue
+            parts = tuple([vals[k] for k in ks])
+            self._parts[(src, dst)] = parts
+            for k in ks:
+                vals[k] = None
             if all(g is None for g in parts):
                 continue
-            if any(nr_k != nr for nr_k in nrs):  # different outputs of a multi-output op
-                built[key] = tuple(parts)
+            nr = nrs[ks[0]]
+            if any(nrs[k] != nr for k in ks):  # different outputs of a multi-output op
+                vals[ks[0]] = parts
                 continue
             total: torch.Tensor | None = None  # several slots into one input (x * x): the sum
             for g in parts:
                 if g is not None:
                     total = g if total is None else total + g
-            assert total is not None
-            built[key] = total
-        self._captured = []  # drop the references to every other captured gradient
-        return built
+            vals[ks[0]] = total
+
+
+def _slot_groups(dsts: list[int], first: int, end: int) -> dict[int, list[int]]:
+    """The slots ``first:end`` (positions in ``dsts``) grouped by destination, in the order
+    of each destination's first slot."""
+    groups: dict[int, list[int]] = {}
+    for k in range(first, end):
+        dst = dsts[k]
+        if dst >= 0:
+            groups.setdefault(dst, []).append(k)
+    return groups
 
 
 class _SlotGrads(Mapping[tuple[int, int], torch.Tensor]):
@@ -929,11 +1148,49 @@ def _input_nrs(info: EdgeInfo) -> tuple[int, ...]:
     return info.input_nrs or (info.input_nr,) * len(info.slots)
 
 
-def _plan_hooks(
-    graph: Graph, changed: frozenset[int] = frozenset()
-) -> tuple[list[int], frozenset[tuple[int, int]]]:
-    """Which nodes get a hook, and which edges ``(src, dst)`` are read at their destination
-    (each of their slots at its own input of ``dst``).
+class _Plan:
+    """Which nodes :func:`backward` hooks (``hooked``), whose slots are read at their
+    destinations (``via_dst[node]``), and which sources have several slots into one node
+    (``several``)."""
+
+    __slots__ = ("_summary", "_walk", "hooked", "none_slots", "several", "srcs", "via_dst")
+
+    def __init__(
+        self,
+        walk: _Walk,
+        hooked: list[int],
+        via_dst: list[bool],
+        several: frozenset[int],
+        srcs: list[int],
+        none_slots: list[int],
+    ) -> None:
+        self._walk = walk
+        self.hooked = hooked
+        self.via_dst = via_dst
+        self.several = several
+        self.srcs = srcs  # the source of each slot
+        self.none_slots = none_slots  # slots whose next function is None
+        self._summary: tuple[list[int], frozenset[tuple[int, int]]] | None = None
+
+    def summary(self) -> tuple[list[int], frozenset[tuple[int, int]]]:
+        """The hooked nodes and the edges ``(src, dst)`` read at their destination."""
+        if self._summary is None:
+            starts = self._walk.starts
+            dsts = self._walk.dsts
+            from_dst = frozenset(
+                (src, dsts[k])
+                for src, flag in enumerate(self.via_dst)
+                if flag
+                for k in range(starts[src], starts[src + 1])
+                if dsts[k] >= 0
+            )
+            self._summary = (self.hooked, from_dst)
+        return self._summary
+
+
+def _plan_hooks(walk: _Walk, changed: frozenset[int] = frozenset()) -> _Plan:
+    """Which nodes get a hook, and which nodes' slots are read at their destinations (each
+    slot at its own input of its destination).
 
     A post-hook on node ``u`` sees ``grad_inputs``: the gradient along each of ``u``'s
     ``next_functions`` slots. It also sees ``grad_outputs``, what ``u`` received, one entry per
@@ -950,47 +1207,54 @@ def _plan_hooks(
     registered on their tensor, ``y.register_hook(lambda g: 2 * g)``, runs before our
     post-hook sees them); their in-slots are read at the source.
     """
-    nodes = graph.nodes
-    n = len(nodes)
-    edge_info = graph.edge_info
-    # a node with several inputs (a multi-output op) is judged input by input
-    multi = [len(node.shapes) > 1 for node in nodes]
-    fed = [0] * n  # slots feeding each node, all inputs together
-    into_multi: list[EdgeInfo] = []
-    for info in edge_info.values():
-        d = info[1]
-        fed[d] += len(info[2])
-        if multi[d]:
-            into_multi.append(info)
-    fed_at: dict[tuple[int, int], int] = {}  # (node, input) -> slots, multi-output nodes only
-    for info in into_multi:
-        d = info.dst
-        for nr in _input_nrs(info):
-            fed_at[(d, nr)] = fed_at.get((d, nr), 0) + 1
-    not_leaf = [node.kind != "leaf" for node in nodes]
-    for v in changed:
-        not_leaf[v] = False
-    single = [f == 1 and ok for f, ok in zip(fed, not_leaf, strict=True)]  # one slot in all
+    n = len(walk.functions)
+    starts = np.asarray(walk.starts, dtype=np.int64)
+    dst_all = np.asarray(walk.dsts, dtype=np.int64)
+    src_all = np.repeat(np.arange(n, dtype=np.int64), np.diff(starts))
+    valid = dst_all >= 0
+    src = src_all[valid]
+    dst = dst_all[valid]
+    nr = np.asarray(walk.nrs, dtype=np.int64)[valid]
+    # slots feeding each input (node, input_nr)
+    width = int(nr.max()) + 1 if len(nr) else 1
+    key = dst * width + nr
+    if n * width <= 1 << 24:
+        fed = np.bincount(key, minlength=n * width)[key]
+    else:  # many inputs per node somewhere: count the inputs that occur
+        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        fed = counts[inverse]
+    blocked = np.zeros(n, dtype=bool)  # leaves, and nodes whose grad_outputs may be changed
+    blocked[walk.leaf_ids] = True
+    if changed:
+        blocked[sorted(changed)] = True
+    readable = (fed == 1) & ~blocked[dst]  # the slot alone feeds an input of a non-leaf
+    at_src = np.zeros(n, dtype=bool)
+    at_src[src[~readable]] = True
+    # sources with several slots into one node
+    pair = np.sort(src * n + dst)
+    repeated = pair[1:][pair[1:] == pair[:-1]]
+    several = frozenset((repeated // n).tolist()) if len(repeated) else frozenset()
 
-    hooked = [False] * n
-    for key in edge_info:
-        s, d = key
-        if hooked[s] or single[d]:
+    hooked = at_src.tolist()
+    via_dst = [False] * n
+    dst_list = walk.dsts
+    start_list = walk.starts
+    for s in range(n):  # breadth-first: a node hooked as a destination is read as a source
+        if hooked[s]:
             continue
-        if (
-            multi[d]
-            and not_leaf[d]
-            and all(fed_at[(d, nr)] == 1 for nr in _input_nrs(edge_info[key]))
-        ):
-            continue  # each slot feeds an input of a multi-output op alone
-        hooked[s] = True
-    from_dst: list[tuple[int, int]] = []
-    for key in graph.edge_info:  # sources in breadth-first order
-        s, d = key
-        if not hooked[s]:  # every slot of s feeds an input alone: read them at their dst
-            hooked[d] = True
-            from_dst.append(key)
-    return [v for v in range(n) if hooked[v]], frozenset(from_dst)
+        via_dst[s] = True
+        for k in range(start_list[s], start_list[s + 1]):
+            d = dst_list[k]
+            if d >= 0:
+                hooked[d] = True
+    return _Plan(
+        walk,
+        [v for v in range(n) if hooked[v]],
+        via_dst,
+        several,
+        src_all.tolist(),
+        np.flatnonzero(~valid).tolist(),
+    )
 
 
 def _tensor_hooked(functions: list[Any], name_items: list[tuple[str, Any]]) -> frozenset[int]:
@@ -1090,14 +1354,32 @@ def backward(
                 zh=f"gradient 的形状是 {_shape_text(grad_tensor.shape)}，而根的形状是 "
                 f"{_shape_text(root.shape)}；两者必须相同。",
             )
+    with _no_gc():  # the walk, the hooks and what they capture: many small objects
+        return _record_backward(
+            root, root_fn, grad_tensor, retain_graph, names, retain, graph, snapshot
+        )
+
+
+def _record_backward(
+    root: torch.Tensor,
+    root_fn: Any,
+    grad_tensor: torch.Tensor,
+    retain_graph: bool,
+    names: Names | None,
+    retain: Iterable[str],
+    graph: Graph | None,
+    snapshot: bool,
+) -> BackwardRecord:
     if graph is None or not graph._functions or graph._functions[0] is not root_fn:
-        graph = trace(root, names, saved=False)  # (saved tensors: read live, see saved_infos)
+        # (no saved-tensor list and no Node objects: saved_infos reads the saved tensors
+        # live, and the nodes are made when first read)
+        graph = _trace(root_fn, names, saved=False)
     retained_pairs = _resolve(names, retain)
     for _, t in retained_pairs:
         t.retain_grad()
 
-    functions = graph._functions
-    nodes = graph.nodes
+    walk = graph._walk_data()
+    functions = walk.functions
     name_items = _name_items(names)
     leaf_name_of: dict[int, str] = {}
     for name, value in name_items:
@@ -1107,41 +1389,37 @@ def backward(
     leaves: list[tuple[int, torch.Tensor]] = []
     before: dict[int, torch.Tensor | None] = {}
     was_none: dict[int, bool] = {}
-    for node in nodes:
-        if node.kind == "leaf":
-            var = functions[node.id].variable
-            leaves.append((node.id, var))
-            g = var.grad
-            was_none[node.id] = g is None
-            if id(var) in leaf_name_of:
-                before[node.id] = _snapshot(g)
+    for nid in walk.leaf_ids:
+        var = functions[nid].variable
+        leaves.append((nid, var))
+        g = var.grad
+        was_none[nid] = g is None
+        if id(var) in leaf_name_of:
+            before[nid] = _snapshot(g)
 
     changed = _tensor_hooked(functions, name_items)
     if changed:  # rare: a plan for this call only
-        hooked, from_dst = _plan_hooks(graph, changed)
+        plan = _plan_hooks(walk, changed)
     else:
-        if graph._hook_plan is None:
-            graph._hook_plan = _plan_hooks(graph)
-        hooked, from_dst = graph._hook_plan
-    captured: list[Any] = [None] * len(nodes)
+        if graph._plan is None:
+            graph._plan = _plan_hooks(walk)
+        plan = graph._plan
+    captured: list[Any] = [None] * len(functions)
     setter = captured.__setitem__
     handles = []
     error: RuntimeError | None = None
-    # The hooks and their handles are freed (by reference counting) before the collector is
-    # back on, so they do not count towards triggering a full collection afterwards.
-    with _no_gc():
-        try:
-            for nid in hooked:
-                handles.append(
-                    functions[nid].register_hook(lambda gi, go, nid=nid: setter(nid, (gi, go)))
-                )
-            torch.autograd.backward(root, grad_tensor, retain_graph=retain_graph)
-        except RuntimeError as exc:
-            error = exc
-        finally:
-            for h in handles:
-                h.remove()
-            handles.clear()
+    try:
+        for nid in plan.hooked:
+            handles.append(
+                functions[nid].register_hook(lambda gi, go, nid=nid: setter(nid, (gi, go)))
+            )
+        torch.autograd.backward(root, grad_tensor, retain_graph=retain_graph)
+    except RuntimeError as exc:
+        error = exc
+    finally:
+        for h in handles:
+            h.remove()
+        handles.clear()
     if error is not None:
         raise _explain(error, graph) from error
 
@@ -1176,7 +1454,7 @@ def backward(
             grads_before[leaf_name] = None
             steps[leaf_name] = 0
     retained = {name: (_snapshot(t.grad) if snapshot else t.grad) for name, t in retained_pairs}
-    captures = _Captures(graph, captured, from_dst)
+    captures = _Captures(walk, plan, captured)
     return BackwardRecord(
         graph=graph,
         slot_grads=_SlotGrads(captures),
