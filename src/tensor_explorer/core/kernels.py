@@ -10,17 +10,21 @@ code, caches them on disk and runs them without the GIL, so chunks are reduced o
 How the float pass stays at memory speed:
 
 * Each chunk is walked in blocks of 4 KiB. A light loop streams the block in from memory: it
-  counts zeros and takes the min and max of the float's bits mapped to an integer key that sorts
-  like the float (``b ^ ((b >> 31) & 0x7fffffff)`` for float32). Integer min/max vectorise, where
-  a float min/max that must keep NaN semantics does not; NaNs sort beyond the infinities, so the
-  block holds a NaN or an infinity exactly when its key range reaches the key of +Inf or -Inf.
+  counts zeros and takes the signed min and max and the unsigned max of the float's bits (three
+  integer min/max, which vectorise, where a float min/max that must keep NaN semantics does not).
+  Positive floats sort like their signed bits and negative ones like their unsigned bits, so
+  these give the block's min and max, as integer keys that sort like the floats
+  (``b ^ ((b >> 31) & 0x7fffffff)`` for float32); NaNs sort beyond the infinities, so the block
+  holds a NaN or an infinity exactly when smax reaches +Inf's bits or umax -Inf's. This loop
+  streams every block in, even right after a dirty block (a heavier loop streams slower).
 * The block is now in L1 cache. A clean block (the usual case) gets the float64 shifted sums in a
   second tight loop; a block holding a NaN or an infinity gets a loop that counts the non-finite
-  values, +Inf and -Inf, and takes min/max over the finite keys (branch-free selects), and a
-  masked sum loop that adds 0 for non-finite elements. The first non-finite index is looked up
-  in the first dirty block only. Every loop is branch-free and vectorised; a loop that does
-  everything at once streams from memory at a fraction of the speed (too many instructions per
-  load for the prefetchers), which is why the work is split this way.
+  values, +Inf and -Inf (one compare gives the count and the mask), and takes the min/max of the
+  finite elements (branch-free selects), and a masked sum loop that adds 0 for non-finite
+  elements. The first non-finite index is looked up in the first dirty block only. Every loop
+  is branch-free and vectorised; a loop that does everything at once streams from memory at a
+  fraction of the speed (too many instructions per load for the prefetchers), which is why the
+  work is split this way.
 * float16 and bfloat16 are read as 16-bit integers and converted in the sum loops
   (``(h & 0x7fff) << 13`` viewed as float32 and scaled by 2**112 is the float16 magnitude,
   subnormals included; bfloat16 is ``h << 16`` viewed as float32).
@@ -75,6 +79,7 @@ class Moments(NamedTuple):
 def _float_kernel(
     vals: Any,
     bits: Any,
+    ubits: Any,
     shs: float,
     scale: float,
     ABS: Any,
@@ -85,21 +90,25 @@ def _float_kernel(
 ) -> tuple[float, float, int, Any, Any, int, int, int, int]:
     """The pass for float data. Compiled by Numba.
 
-    ``bits`` is the data as signed integers of its width (``ABS`` clears the sign bit, ``INF``
-    is +Inf's pattern, ``NINF`` -Inf's); ``vals`` is the data as floats
-    (``kind`` 0: float32/float64) or again the bits (``kind`` 1: float16, 2: bfloat16).
-    Returns s1, s2, zeros, the min and max keys of the finite elements, the counts of
-    non-finite elements, +Inf and -Inf, and the first non-finite index (-1: none)."""
+    ``bits`` is the data as signed integers of its width, ``ubits`` as unsigned ones (only its
+    type is used); ``ABS`` clears the sign bit, ``INF`` is +Inf's pattern, ``NINF`` -Inf's;
+    ``vals`` is the data as floats (``kind`` 0: float32/float64) or again the bits (``kind`` 1:
+    float16, 2: bfloat16). Returns s1, s2, zeros, the min and max keys of the finite elements
+    (``b ^ ((b >> w) & ABS)``, which sorts like the floats), the counts of non-finite elements,
+    +Inf and -Inf, and the first non-finite index (-1: none)."""
     T = bits.dtype.type
+    U = ubits.dtype.type
     I32 = np.int32
     n = bits.size
-    KMAX = INF  # key of +Inf; keys above it are NaNs with the sign bit clear
-    KMIN = T(NINF ^ ABS)  # key of -Inf; keys below it are NaNs with the sign bit set
+    TMIN = T(~ABS)  # the smallest signed value (-0.0's pattern)
+    FMAX = T(INF - 1)  # the largest finite magnitude's pattern
+    USIGN = U(U(ABS) + U(1))  # the sign bit, unsigned
+    UNINF = U(NINF)  # -Inf's pattern, unsigned: negative NaNs are above it
     F16 = np.float32(5.192296858534828e33)  # 2**112: float16 exponent bias into float32's
     s1 = 0.0
     s2 = 0.0
     lo = ABS
-    hi = T(~ABS)
+    hi = TMIN
     zeros = 0
     bad = 0
     pinf = 0
@@ -109,23 +118,29 @@ def _float_kernel(
         bb = bits[start : start + block]
         vv = vals[start : start + block]
         m = bb.size
-        # 1. stream the block in: zeros, and min/max over all keys
+        # 1. stream the block in with a light loop (even after a dirty block: a heavier one
+        # streams from memory slower): zeros, signed min and max, unsigned max of the bits.
+        # Positive floats sort like their signed bits, negative ones like their unsigned bits;
+        # a NaN or infinity shows as smax >= INF or umax >= -Inf's pattern.
         bz = I32(0)
-        blo = ABS
-        bhi = T(~ABS)
+        smin = ABS
+        smax = TMIN
+        umax = U(0)
         for i in range(m):
             b = bb[i]
             bz = I32(bz + I32(T(b & ABS) == 0))
-            k = T(b ^ ABS) if b < 0 else b
-            blo = min(blo, k)
-            bhi = max(bhi, k)
-        zeros += bz
-        t1 = 0.0
-        t2 = 0.0
-        if blo > KMIN and bhi < KMAX:
+            smin = min(smin, b)
+            smax = max(smax, b)
+            umax = max(umax, U(b))
+        if smax < INF and umax < UNINF:
             # 2a. all finite (the usual case): float64 sums, from L1 cache
-            lo = min(lo, blo)
-            hi = max(hi, bhi)
+            zeros += bz
+            klo = T(T(umax) ^ ABS) if umax >= USIGN else smin
+            khi = smax if smax >= 0 else T(smin ^ ABS)
+            lo = min(lo, klo)
+            hi = max(hi, khi)
+            t1 = 0.0
+            t2 = 0.0
             if kind == 1:
                 for i in range(m):
                     h = I32(bb[i])
@@ -143,55 +158,70 @@ def _float_kernel(
                     d = np.float64(vv[i]) * scale - shs
                     t1 += d
                     t2 += d * d
-        else:
-            # 2b. some NaN or infinity: count them, min/max and sums over the finite ones
-            bn = I32(0)
-            bp = I32(0)
-            bm = I32(0)
-            blo = ABS
-            bhi = T(~ABS)
-            for i in range(m):
-                b = bb[i]
-                ab = T(b & ABS)
-                fin = ab < INF
-                bn = I32(bn + I32(ab >= INF))
-                bp = I32(bp + I32(b == INF))
-                bm = I32(bm + I32(b == NINF))
-                k = T(b ^ ABS) if b < 0 else b
-                blo = min(blo, k if fin else ABS)
-                bhi = max(bhi, k if fin else T(~ABS))
-            lo = min(lo, blo)
-            hi = max(hi, bhi)
-            bad += bn
-            pinf += bp
-            ninf += bm
-            if kind == 1:
-                for i in range(m):
-                    h = I32(bb[i])
-                    f = I32(I32(I32(h & 0x8000) << 16) | I32(I32(h & 0x7FFF) << 13))
-                    x = np.float64(np.int32(f).view(np.float32) * F16)
-                    d = (x * scale - shs) if I32(h & 0x7FFF) < 0x7C00 else 0.0
-                    t1 += d
-                    t2 += d * d
-            elif kind == 2:
-                for i in range(m):
-                    x = np.float64(np.int32(I32(bb[i]) << 16).view(np.float32))
-                    d = (x * scale - shs) if np.abs(x) < np.inf else 0.0
-                    t1 += d
-                    t2 += d * d
-            else:
-                for i in range(m):
-                    x = np.float64(vv[i])
-                    d = (x * scale - shs) if np.abs(x) < np.inf else 0.0
-                    t1 += d
-                    t2 += d * d
+            s1 += t1
+            s2 += t2
+            continue
+        # 2b. some NaN or infinity: zeros, non-finite counts, min/max of the finite elements
+        bz = I32(0)
+        bn = I32(0)
+        bp = I32(0)
+        bm = I32(0)
+        smin = ABS
+        smax = TMIN
+        umax = U(0)
+        for i in range(m):
+            b = bb[i]
+            ab = T(b & ABS)
+            nf = ab > FMAX  # one compare gives the count and the mask
+            bz = I32(bz + I32(ab == 0))
+            bn = I32(bn + I32(nf))
+            bp = I32(bp + I32(b == INF))
+            bm = I32(bm + I32(b == NINF))
+            smin = min(smin, ABS if nf else b)
+            smax = max(smax, TMIN if nf else b)
+            umax = max(umax, U(0) if nf else U(b))
+        zeros += bz
+        bad += bn
+        pinf += bp
+        ninf += bm
+        if bn == m:
             if first < 0:
-                for i in range(m):
-                    if T(bb[i] & ABS) >= INF:
-                        first = start + i
-                        break
+                first = start
+            continue
+        klo = T(T(umax) ^ ABS) if umax >= USIGN else smin
+        khi = smax if smax >= 0 else T(smin ^ ABS)
+        lo = min(lo, klo)
+        hi = max(hi, khi)
+        # the sums over the finite elements (a non-finite one adds 0), from L1 cache
+        t1 = 0.0
+        t2 = 0.0
+        if kind == 1:
+            for i in range(m):
+                h = I32(bb[i])
+                f = I32(I32(I32(h & 0x8000) << 16) | I32(I32(h & 0x7FFF) << 13))
+                x = np.float64(np.int32(f).view(np.float32) * F16)
+                d = (x * scale - shs) if I32(h & 0x7FFF) < 0x7C00 else 0.0
+                t1 += d
+                t2 += d * d
+        elif kind == 2:
+            for i in range(m):
+                x = np.float64(np.int32(I32(bb[i]) << 16).view(np.float32))
+                d = (x * scale - shs) if np.abs(x) < np.inf else 0.0
+                t1 += d
+                t2 += d * d
+        else:
+            for i in range(m):
+                x = np.float64(vv[i])
+                d = (x * scale - shs) if np.abs(x) < np.inf else 0.0
+                t1 += d
+                t2 += d * d
         s1 += t1
         s2 += t2
+        if first < 0 and bn > 0:
+            for i in range(m):
+                if T(bb[i] & ABS) >= INF:
+                    first = start + i
+                    break
     return s1, s2, zeros, lo, hi, bad, pinf, ninf, first
 
 
@@ -330,6 +360,7 @@ def fused_moments(
         return Moments(float(s1), float(s2), int(zeros), int(lo), int(hi), float(shift), 0,
                        a.size, 0, 0, 0, -1)  # fmt: skip
     int_t, abs_, inf, ninf, kind, float_t = _FLOATS[key]
+    uint_t = np.dtype(int_t).str.replace("i", "u")
     bits: np.ndarray = a.view(int_t)
     if shift is None:
         head = bits[:256]
@@ -343,8 +374,9 @@ def fused_moments(
     vals = bits if kind else a
     try:
         s1, s2, zeros, klo, khi, bad, pinf, ninf_n, first = fn(
-            vals, bits, shs, scale, int_t(abs_), int_t(inf), int_t(ninf), kind, block
-        )
+            vals, bits, bits.view(uint_t), shs, scale, int_t(abs_), int_t(inf), int_t(ninf),
+            kind, block,
+        )  # fmt: skip
     except Exception:  # the compiler failed on this machine: use the fallback from now on
         disable()
         return None

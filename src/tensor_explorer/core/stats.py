@@ -100,6 +100,12 @@ class _Acc:
             self.n, self.mean, self.m2, self.exp, self.min, self.max = n, mean, m2, exp, lo, hi
             return
         total = self.n + n
+        # all zeros so far (or in the new chunk): its unit is any, never the coarser one (the
+        # other side's tiny values, summed in a fine unit, would underflow to 0 in it)
+        if self.mean == 0.0 and self.m2 == 0.0:
+            self.exp = exp
+        elif mean == 0.0 and m2 == 0.0:
+            exp = self.exp
         e = max(self.exp, exp)
         while True:  # in units of 2**e; a coarser unit when the cross term would overflow
             ds = math.ldexp(mean, -e) - math.ldexp(self.mean, -e)
@@ -108,12 +114,12 @@ class _Acc:
                 + math.ldexp(m2, 2 * (exp - e))
                 + ds * ds * (self.n * n / total)
             )
-            if math.isfinite(merged):
+            if math.isfinite(merged) or e > 4096:  # (finite inputs end it by e ~ 2200)
                 break
             e += 256
         delta = mean - self.mean
         if math.isfinite(delta):
-            self.mean += delta * n / total
+            self.mean += delta * (n / total)  # delta * n could overflow
         else:  # means of opposite signs near the float64 limit
             self.mean = self.mean * (self.n / total) + mean * (n / total)
         self.n, self.m2, self.exp = total, merged, e
@@ -288,7 +294,7 @@ def _centred(m: kernels.Moments) -> tuple[float, float]:
     assert m.lo is not None and m.hi is not None
     mean = m.shift + math.ldexp(m.s1 / n, m.exp)
     mean = float(min(max(mean, m.lo), m.hi))  # rounding never takes it out of the range
-    return mean, m.s2 - m.s1 * m.s1 / n
+    return mean, m.s2 - (m.s1 / n) * m.s1  # s1 * s1 could overflow where s2 does not
 
 
 def _fold(start: int, m: kernels.Moments, again: Again, acc: _Acc) -> None:
