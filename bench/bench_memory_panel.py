@@ -8,26 +8,41 @@ Measured, each as the median of several runs:
 * ``paint``: rendering the panel's view into an image (what the screen costs);
 * ``hover``: one hover (readers of one element, lit cells).
 
-Ratios are to ``relations``. Run: ``python bench/bench_memory_panel.py`` (offscreen; add
-``--big`` to add a 100-million-element tensor with views, drawn as ranges).
+Ratios are to ``relations``.
+
+Then a thousand views of one tensor (half a million related pairs), each case a ``screenshot``
+of the Memory panel in a fresh process (what ``tensor-explorer screenshot --panel memory`` does:
+start, run the program, draw, write the PNG), against the same screenshot of a one-value
+program (the start-up, measured in the same run): seconds and peak resident memory, as ratios
+and as what the case adds (aim: at most 1 s and 100 MiB over start-up). Cases: strided views
+(``base[i::1000]``), ``x.split(1)`` and ``x.unbind(0)``. Last, in this process, the longest
+the UI thread was held (a 5 ms timer's largest gap) while the panel computed, drew, and the
+relation list and the drawing were scrolled to their ends.
+
+Run: ``python bench/bench_memory_panel.py`` (offscreen; add ``--big`` to add a
+100-million-element tensor with views, drawn as ranges; ``--no-views`` skips the 1000 views).
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
 import torch
-from PySide6 import QtGui, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt.bridge import WorkspaceBridge
+from tensor_explorer.qt.gc_guard import install as install_gc_guard
 from tensor_explorer.qt.memory_panel import MemoryPanel
 from tensor_explorer.qt.memory_view import compute_model
 from tensor_explorer.qt.screenshot import settle
@@ -75,6 +90,7 @@ def timed(fn: Callable[[], object], repeat: int = 7) -> float:
 
 def main() -> None:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
+    install_gc_guard()  # garbage collected on the UI thread, on a timer, as the app does
     big = "--big" in sys.argv
     ws = workspace(big)
     bridge = WorkspaceBridge(ws)
@@ -105,6 +121,108 @@ def main() -> None:
         print(f"  {label:26s}{t * 1e3:8.2f} ms  {t / t_rel:5.1f}x")
     panel.close()
     app.processEvents()
+    if "--no-views" not in sys.argv:
+        thousand_views(app)
+
+
+#: programs binding a thousand views of one tensor (v0 ... v999), and the start-up baseline
+VIEWS = {
+    "strided views base[i::1000]": (
+        "base = torch.arange(100000.)\n"
+        "for i in range(1000):\n"
+        "    globals()[f'v{i}'] = base[i::1000]\n"),
+    "x.split(1)": (
+        "x = torch.arange(100000.).reshape(1000, 100)\n"
+        "for i, part in enumerate(x.split(1)):\n"
+        "    globals()[f'v{i}'] = part\n"),
+    "x.unbind(0)": (
+        "x = torch.arange(100000.).reshape(1000, 100)\n"
+        "for i, row in enumerate(x.unbind(0)):\n"
+        "    globals()[f'v{i}'] = row\n"),
+}
+BASELINE = "x = torch.arange(4.0)\n"
+SHOT = (
+    "import resource, sys, time\n"
+    "t0 = time.perf_counter()\n"
+    "from tensor_explorer.qt.app import screenshot_main\n"
+    "assert screenshot_main(sys.argv[1], sys.argv[2], panel='memory', size='1000x700') == 0\n"
+    "print('SHOT', time.perf_counter() - t0, "
+    "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+)
+
+
+def screenshot_cost(source: str, folder: Path, repeat: int = 3) -> tuple[float, float]:
+    """(seconds, peak RSS in MiB) of a memory-panel screenshot of ``source`` in a fresh
+    process, from the import of the app to the written PNG: medians of ``repeat`` runs."""
+    prog = folder / "prog.py"
+    prog.write_text(source)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    times, rss = [], []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", SHOT, str(prog), str(folder / "out.png")],
+                             capture_output=True, text=True, env=env, check=True).stdout
+        line = next(x for x in out.splitlines() if x.startswith("SHOT"))
+        _, t, m = line.split()
+        times.append(float(t))
+        rss.append(float(m))
+    return statistics.median(times), statistics.median(rss)
+
+
+def ui_stall(app: QtWidgets.QApplication) -> tuple[float, int, int]:
+    """The longest gap of a 5 ms timer (ms) while a panel over the strided views is made,
+    drawn, its relation list scrolled to the end twenty times and its drawing scrolled
+    through; and the relation rows then read, of how many pairs."""
+    ws = Workspace()
+    ws.run(VIEWS["strided views base[i::1000]"])
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QtCore.QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    timer.start()
+    panel = MemoryPanel(WorkspaceBridge(ws))
+    panel.resize(1000, 700)
+    panel.show()
+    deadline = time.perf_counter() + 60
+    while not panel.is_ready() and time.perf_counter() < deadline:
+        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    for _ in range(20):
+        panel.table.scrollToBottom()
+        end = time.perf_counter() + 0.05
+        while time.perf_counter() < end:
+            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    bar = panel.view.verticalScrollBar()
+    for step in range(0, bar.maximum() + 1, max(1, bar.maximum() // 20)):
+        bar.setValue(step)
+        end = time.perf_counter() + 0.02
+        while time.perf_counter() < end:
+            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    timer.stop()
+    rows = panel.table.rowCount()
+    panel.close()
+    app.processEvents()
+    return max(gaps[1:] or [0.0]) * 1e3, rows, panel.model.pairs
+
+
+def thousand_views(app: QtWidgets.QApplication) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d)
+        t0, m0 = screenshot_cost(BASELINE, folder)
+        print("1000 views of one tensor (500,500 pairs): memory-panel screenshot, fresh process")
+        print(f"  baseline: one-value program (start-up)  {t0:6.2f} s  {m0:6.0f} MiB RSS")
+        for label, source in VIEWS.items():
+            t, m = screenshot_cost(source, folder)
+            print(f"  {label:28s} time {t:6.2f} s  (+{t - t0:4.2f} s)  {t / t0:5.2f}x")
+            print(f"  {label:28s} RSS  {m:6.0f} MiB (+{m - m0:4.0f} MiB)  {m / m0:5.2f}x")
+    stall, rows, pairs = ui_stall(app)
+    print(f"UI thread, 1000 views: longest hold {stall:.0f} ms (aim <= 50 ms) while drawing and "
+          f"scrolling; relation list read {rows:,} of {pairs:,} pairs")
 
 
 if __name__ == "__main__":

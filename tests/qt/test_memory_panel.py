@@ -220,3 +220,127 @@ def test_screenshot_png_and_svg(tmp_path: Path) -> None:
     text = svg.read_text()
     for name in ("array", "shared", "copied", "Allocation"):
         assert name in text
+
+
+# -------------------------------------------------------------------- the main window (#16)
+
+
+def run_in_window(qtbot: QtBot, win, source: str) -> MemoryPanel:
+    """Run ``source`` as the user does (until the runner is no longer busy), show the Memory
+    dock and wait until its drawing shows every value."""
+    with qtbot.waitSignal(win.runner.busy_changed, timeout=20_000,
+                          check_params_cb=lambda busy: not busy):
+        win.runner.run(source)
+    win.resize(1200, 800)
+    win.show()
+    win.show_panel("memory")
+    assert win.docks["memory"].isVisible()
+    panel = win.panels["memory"]
+    names = {n for n in win.workspace.names() if isinstance(win.workspace[n], torch.Tensor)}
+    qtbot.waitUntil(lambda: panel.is_ready() and panel.is_laid_out()
+                    and {n for s in panel.allocations() for n in s} >= names, timeout=20_000)
+    return panel
+
+
+def _on_window(panel: MemoryPanel, win, name: str) -> QtCore.QRect:
+    """Where the row of ``name`` is in the window's coordinates (moves if anything above the
+    drawing changes height, or the drawing scrolls)."""
+    rect = panel.lane_rect(name)
+    assert rect is not None
+    top_left = panel.view.viewport().mapTo(win, rect.topLeft())
+    return QtCore.QRect(top_left, rect.size())
+
+
+def test_hover_caption_never_moves_the_drawing(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    panel = run_in_window(qtbot, win, SEED)
+    before = _on_window(panel, win, "shared")
+    info_height = panel.info.height()
+    assert panel.info.isVisible() and panel.info.text() == ""  # its place is kept, empty
+    # a real mouse move over a cell of shared: the caption appears, nothing moves
+    view_pos = panel.view.mapFromScene(panel.cell_centre("shared", (1, 1)))
+    event = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, QtCore.QPointF(view_pos),
+                              QtCore.QPointF(panel.view.viewport().mapToGlobal(view_pos)),
+                              QtCore.Qt.MouseButton.NoButton, QtCore.Qt.MouseButton.NoButton,
+                              QtCore.Qt.KeyboardModifier.NoModifier)
+    QtWidgets.QApplication.sendEvent(panel.view.viewport(), event)
+    qtbot.waitUntil(lambda: panel.lit().get("shared") == {(1, 1)}, timeout=2000)
+    QtWidgets.QApplication.processEvents()
+    assert "shared[1, 1]" in panel.info.text()
+    assert _on_window(panel, win, "shared") == before  # the hovered cell stays under the mouse
+    assert panel.info.height() == info_height
+    # the caption lies under the drawing, not above it
+    assert panel.info.mapTo(win, QtCore.QPoint(0, 0)).y() > \
+        panel.view.mapTo(win, QtCore.QPoint(0, panel.view.height())).y() - 1
+    # a caption longer than its lines ends in "…" (the tool tip has it all); still nothing moves
+    panel._set_info("a very long hover caption " * 60)
+    QtWidgets.QApplication.processEvents()
+    assert panel.info.text().endswith("…") and panel.info.toolTip().startswith("a very long")
+    assert panel.info.height() == info_height and _on_window(panel, win, "shared") == before
+    panel.clear_hover()
+    QtWidgets.QApplication.processEvents()
+    assert panel.info.text() == "" and _on_window(panel, win, "shared") == before
+
+
+def test_selecting_a_value_scrolls_its_row_into_view(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    panel = run_in_window(qtbot, win, "base = torch.arange(3000.0)\nfor i in range(60):\n"
+                                      "    globals()[f'v{i}'] = base[i::60]\n")
+    viewport = panel.view.viewport().rect()
+    bar = panel.view.verticalScrollBar()
+    assert bar.maximum() > 0  # taller than the view
+    bar.setValue(0)
+    QtWidgets.QApplication.processEvents()
+    lane = panel.lane_rect("v50")
+    assert lane is not None and not viewport.contains(lane)
+    win.workspace.selected = "v50"
+    qtbot.waitUntil(lambda: viewport.contains(panel.lane_rect("v50") or QtCore.QRect()),
+                    timeout=2000)
+    assert bar.value() > 0
+    win.workspace.selected = "v2"  # and back up
+    qtbot.waitUntil(lambda: viewport.contains(panel.lane_rect("v2") or QtCore.QRect()),
+                    timeout=2000)
+    # a value made by the next run is scrolled to once the new drawing is there
+    with qtbot.waitSignal(panel.drawn, timeout=20_000):
+        win.runner.run("w = base[59::60].clone()\nlast = base[2999:]")
+    qtbot.waitUntil(lambda: panel.is_ready() and panel.lane_rect("last") is not None,
+                    timeout=20_000)
+    win.workspace.selected = "last"
+    qtbot.waitUntil(lambda: viewport.contains(panel.lane_rect("last") or QtCore.QRect()),
+                    timeout=2000)
+
+
+def test_relation_list_names_the_values(qtbot: QtBot, make_window) -> None:
+    # values named a and b, in the order that made "contains: b is part of a" wrong
+    win = make_window()
+    panel = run_in_window(qtbot, win, "b = torch.arange(6.0)\na = b[2:]\n")
+    rows = panel.relation_rows()
+    assert [r[:4] for r in rows] == [("b", "a", "contains", 16)]
+    # ground truth from torch: a's bytes are 16 of b's 24, inside b's storage
+    a, b = win.workspace["a"], win.workspace["b"]
+    assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    assert (a.storage_offset(), a.numel() * a.element_size()) == (2, 16)
+    assert panel.table.item(0, 2).text() == "contains: a is part of b"
+    tip = panel.table.item(0, 2).toolTip()
+    assert "Every byte of a is also a byte of b" in tip and "writing a changes b" in tip
+    texts = [panel.table.item(0, c).text() for c in range(5)]
+    assert texts[:2] == ["b", "a"]
+
+
+def test_why_column_wraps_and_rows_grow(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    panel = run_in_window(qtbot, win, SEED)
+    win.resize(700, 800)
+    qtbot.waitUntil(lambda: panel.table.viewport().width() < 600, timeout=2000)
+    table = panel.table
+    qtbot.waitUntil(table.measured, timeout=5000)
+    why = table.item(0, 4).text().replace("\u200b", "")
+    assert "from_numpy" in why
+    assert table.wordWrap()
+    assert table.horizontalScrollBarPolicy() == QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    header = table.horizontalHeader()
+    # every column inside the list's width: nothing to scroll sideways to
+    assert header.sectionPosition(4) + header.sectionSize(4) <= table.viewport().width()
+    fm = QtGui.QFontMetrics(table.font())
+    assert fm.horizontalAdvance(why) > header.sectionSize(4)  # so it must wrap...
+    assert table.rowHeight(0) >= 2 * fm.lineSpacing()  # ...and the row grew to show it

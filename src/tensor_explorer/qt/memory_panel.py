@@ -8,14 +8,19 @@ storage offset and (tensors) version counter. Where several elements of one valu
 same bytes (``expand``, overlapping ``unfold``), cells are marked ×N.
 
 Hovering an element lights up its bytes and every element of every value that reads them
-(:func:`tensor_explorer.core.memory.readers`); hover is rate-limited by a single-shot timer.
-Beside the drawing, the relation list says, for each related pair, the kind in words, the bytes
-shared and why (:func:`tensor_explorer.core.memory.sharing_reason` on how the value was made).
+(:func:`tensor_explorer.core.memory.readers`); hover is rate-limited by a single-shot timer, and
+what it says goes to a line of fixed height under the drawing (nothing moves when it changes).
+Selecting a value in the workspace scrolls the drawing to its row. Under the drawing, the
+relation list says, for each related pair, the kind in words (naming both values), the bytes
+shared and why (:func:`tensor_explorer.core.memory.sharing_reason` on how the value was made);
+it reads the pairs lazily (:mod:`.memory_relations`), so a thousand views of one tensor show at
+once and the half-million pairs are counted only as far as the list is scrolled.
 
 Large allocations are drawn as ranges (one bin per pixel, computed from the footprint without
 touching elements); the mouse wheel over a strip zooms into its bytes, down to cells, and a
 double click zooms back out. The model is computed in a background :class:`Task`; redrawing it
-(on resize, theme change, zoom) only paints what is visible.
+(on resize, theme change, zoom) lays every row out but makes scene items only for the rows on
+screen and near it (more as the drawing scrolls), and those only paint what is visible.
 
 In-place writes: the workspace's ``changed`` event fires for every alias of a written value;
 the next drawing marks the cells whose value changed (dashed outline) and each row's version
@@ -25,14 +30,17 @@ workspace: connect ``ValuesPanel.edited`` to :meth:`MemoryPanel.value_written`.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import memory
 from . import i18n, theme
 from .bridge import WorkspaceBridge
+from .memory_relations import RelationModel, RelationTable
 from .memory_view import (
     BytesItem,
     LaneItem,
@@ -48,6 +56,15 @@ from .workers import Task
 
 HOVER_INTERVAL_MS = 30  # at most ~33 hover updates a second
 KIND_ORDER = ("alias", "contains", "overlap", "same-storage")
+#: drawings with at most this many rows (strip headers and values) get all their items at once
+EAGER_BLOCKS = 120
+#: scene items are made for this far above and below the visible part (pixels, at scale 1)
+MATERIALIZE_MARGIN = 800
+#: longest one turn of laying the drawing's rows out (the rest: next turns), and the rows it
+#: lays out at least (a screenful)
+LAYOUT_SECONDS = 0.012
+LAYOUT_MIN_ROWS = 40
+INFO_LINES = 2  # the hover line's fixed height, in lines (longer texts end in "…")
 
 
 class _View(QtWidgets.QGraphicsView):
@@ -90,20 +107,11 @@ class _View(QtWidgets.QGraphicsView):
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
-            # only the width changes the drawing; cheap (visible parts); what is lit stays lit
-            self.panel.redraw_keeping_view()
-
-
-WRAPPED_ROWS = 300  # relation rows measured and wrapped one by one (see MemoryPanel._size_table)
-
-_BREAK_AFTER = re.compile(r"([._(,=])(?=\S)")
-
-
-def breakable(text: str) -> str:
-    """``text`` with places a cell may wrap inside code (``torch.from_numpy(array),``): a
-    zero-width space after dots, brackets and commas, so a narrow column wraps the code instead
-    of cutting it off at the edge. Drawn as nothing; for the table's display only."""
-    return _BREAK_AFTER.sub("\\1\u200b", text)
+            # only the width changes the drawing; what is lit stays lit. Next turn: a resize
+            # comes with other work (a new model, the splitter) and several come at once
+            self.panel._resize_timer.start()
+        else:
+            self.panel._materialize_visible()
 
 
 class MemoryPanel(QtWidgets.QWidget):
@@ -143,22 +151,50 @@ class MemoryPanel(QtWidgets.QWidget):
         self._task_lang = self._model_lang  # that of the model being computed
         self._user_split = False
 
+        self._blocks: list[_Block] = []  # the drawing's rows, laid out; items made on demand
+        self._lane_rows: dict[str, tuple[float, float]] = {}  # name -> scene top, bottom
+        self._scroll_to: str | None = None  # a selected value not drawn yet
+        self._layout_rows: Iterator[tuple[int, int, float, float]] | None = None
+        self._name_widths: tuple[str, dict[str, float]] = ("", {})
+        self._layout_timer = QtCore.QTimer(self)
+        self._layout_timer.setSingleShot(True)
+        self._layout_timer.setInterval(0)
+        self._layout_timer.timeout.connect(self._layout_more)
+        self._materialize_timer = QtCore.QTimer(self)
+        self._materialize_timer.setSingleShot(True)
+        self._materialize_timer.setInterval(0)
+        self._materialize_timer.timeout.connect(self._materialize_visible)
+        self._resize_timer = QtCore.QTimer(self)
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.setInterval(0)
+        self._resize_timer.timeout.connect(self._resized)
+        self._fill_timer = QtCore.QTimer(self)
+        self._fill_timer.setSingleShot(True)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._filled)
+
         self.legend = QtWidgets.QLabel()
         self.legend.setWordWrap(True)
+        # the hover line: under the drawing, its height fixed, so hovering never moves a cell
         self.info = QtWidgets.QLabel()
         self.info.setWordWrap(True)
         self.info.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.info.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft
+                               | QtCore.Qt.AlignmentFlag.AlignTop)
+        self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                QtWidgets.QSizePolicy.Policy.Fixed)
+        self._info_text = ""
         self.scene = QtWidgets.QGraphicsScene(self)
         self.view = _View(self)
         self.view.setScene(self.scene)
+        self.view.verticalScrollBar().valueChanged.connect(self._materialize_visible)
 
-        self.table = QtWidgets.QTableWidget(0, 5)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self._size_table()
-        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.itemSelectionChanged.connect(self._row_selected)
+        self.relations = RelationModel(self, self)
+        self.table = RelationTable(self.relations)
+        self.table.selectionModel().selectionChanged.connect(self._row_selected)
+        self.relations.counted.connect(self._set_note)
+        self.relations.settled.connect(self._set_note)
+        self.relations.rowsInserted.connect(self._set_note)
         self.note = QtWidgets.QLabel()
         self.note.setWordWrap(True)
         side = QtWidgets.QWidget()
@@ -169,8 +205,14 @@ class MemoryPanel(QtWidgets.QWidget):
         side_layout.addWidget(self.table, 1)
         side_layout.addWidget(self.note)
 
+        drawing = QtWidgets.QWidget()
+        drawing_layout = QtWidgets.QVBoxLayout(drawing)
+        drawing_layout.setContentsMargins(0, 0, 0, 0)
+        drawing_layout.setSpacing(2)
+        drawing_layout.addWidget(self.view, 1)
+        drawing_layout.addWidget(self.info)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        self.splitter.addWidget(self.view)
+        self.splitter.addWidget(drawing)
         self.splitter.addWidget(side)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
@@ -179,7 +221,6 @@ class MemoryPanel(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.legend)
-        layout.addWidget(self.info)
         layout.addWidget(self.splitter, 1)
 
         self._hover_timer = QtCore.QTimer(self)
@@ -189,6 +230,7 @@ class MemoryPanel(QtWidgets.QWidget):
 
         bridge.modified.connect(self.refresh)
         bridge.changed.connect(self._note_changed)
+        bridge.selected.connect(self.scroll_to)
         theme.state().changed.connect(self._restyle)
         self._set_texts()
         self._set_info(None)
@@ -198,6 +240,7 @@ class MemoryPanel(QtWidgets.QWidget):
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_split()
+        self._fit_info()
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
@@ -211,7 +254,8 @@ class MemoryPanel(QtWidgets.QWidget):
         total = self.splitter.height() - self.splitter.handleWidth()
         if total <= 0:
             return
-        rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        # (the rows' number, not their heights: those come later, a slice at a time)
+        rows = min(self.model.pairs, 12) * self.table.verticalHeader().defaultSectionSize()
         want = (self.table.horizontalHeader().height() + rows + self.table_title.sizeHint().height()
                 + self.note.sizeHint().height() + 24)
         side = int(min(max(want, total * 0.25), total * 0.45))
@@ -236,9 +280,12 @@ class MemoryPanel(QtWidgets.QWidget):
             "Hover a cell: its bytes and every element that reads them light up. Wheel over a "
             "strip zooms into its bytes; double-click zooms out."))
         self.table_title.setText(self.tr("Values that share memory"))
-        self.table.setHorizontalHeaderLabels(
-            [self.tr("a"), self.tr("b"), self.tr("relation"), self.tr("shared bytes"),
-             self.tr("why")])
+        self.relations.retranslate()
+
+    def headers(self) -> list[str]:
+        """The relation list's column headers."""
+        return [self.tr("a"), self.tr("b"), self.tr("relation"), self.tr("shared bytes"),
+                self.tr("why")]
 
     def retranslate(self) -> None:
         """Show every text in the language just installed, in place: the model is not
@@ -246,7 +293,8 @@ class MemoryPanel(QtWidgets.QWidget):
         and what is lit are kept."""
         self._set_texts()
         self._model_lang = self._translate_whys(self.model, self._model_lang)
-        self._table_texts()
+        self.relations.whys = dict(self.model.whys)
+        self.relations.retranslate()
         self._set_note()
         self._fit_split()
         if self._failure is not None:
@@ -300,30 +348,61 @@ class MemoryPanel(QtWidgets.QWidget):
                     lane.why = whys.get(lane.name, lane.why)
         return now
 
-    def kind_text(self, kind: str) -> str:
-        """The relation kind in words a learner reads."""
+    def kind_text(self, kind: str, a: str = "a", b: str = "b") -> str:
+        """The relation kind of the pair (``a``, ``b``) in words a learner reads, naming them."""
+        if kind == "contains":
+            return self.tr("contains: {1} is part of {0}").format(a, b)
+        if kind == "inside":
+            return self.tr("inside: {0} is part of {1}").format(a, b)
         return {
             "alias": self.tr("alias: the same bytes"),
-            "contains": self.tr("contains: b is part of a"),
-            "inside": self.tr("inside: a is part of b"),
             "overlap": self.tr("overlap: some bytes in common"),
             "same-storage": self.tr("same storage, different bytes"),
         }.get(kind, kind)
 
-    def _kind_tip(self, kind: str) -> str:
+    def kind_tip(self, kind: str, a: str = "a", b: str = "b") -> str:
+        """The tool tip of a relation kind, naming both values."""
+        if kind == "contains":
+            return self.tr("Every byte of {1} is also a byte of {0} ({1} is a slice, column or "
+                           "diagonal of {0}): writing {1} changes {0}.").format(a, b)
         return {
             "alias": self.tr("Both read exactly the same bytes: writing one changes the other."),
-            "contains": self.tr("Every byte of b is also a byte of a (b is a slice, column or "
-                                "diagonal of a): writing b changes a."),
             "overlap": self.tr("They share some bytes, and each has bytes the other lacks."),
             "same-storage": self.tr("One allocation, but no byte in common: writing one never "
                                     "changes the other."),
         }.get(kind, "")
 
+    def pending_text(self, a: str, b: str) -> str:
+        """The relation cell of a pair still being counted."""
+        return self.tr("overlap? counting…")
+
     def _set_info(self, text: str | None) -> None:
-        """The hover line (hidden while nothing is hovered, to leave room for the drawing)."""
-        self.info.setText(text or "")
-        self.info.setVisible(bool(text))
+        """The hover line: always there, its height fixed (the drawing never moves); a text
+        longer than its lines ends in "…" and the tool tip has it all."""
+        self._info_text = text or ""
+        self._fit_info()
+
+    def _info_font(self) -> QtGui.QFont:
+        font = QtGui.QFont(self.info.font())
+        font.setBold(True)
+        return font
+
+    def _fit_info(self) -> None:
+        text = self._info_text
+        width = self.info.width() - 2 * self.info.margin()
+        font = self._info_font()
+        lines = _wrap(text, font, width) if text and width > 0 else [text]
+        if len(lines) > INFO_LINES:
+            fm = QtGui.QFontMetricsF(font)
+            last = fm.elidedText(" ".join(lines[INFO_LINES - 1:]),
+                                 QtCore.Qt.TextElideMode.ElideRight, width)
+            shown = "\n".join([*lines[:INFO_LINES - 1], last])
+            self.info.setToolTip(text)
+        else:
+            shown = text
+            self.info.setToolTip("")
+        if self.info.text() != shown:
+            self.info.setText(shown)
 
     # ------------------------------------------------------------------ model
 
@@ -350,12 +429,17 @@ class MemoryPanel(QtWidgets.QWidget):
         if self._dirty:
             self.refresh()
             return
+        prev_changed, prev_up = self._changed_cells, self._version_up
         self._changed_cells = {}
         self._version_up = {}
         written = self._written | self._aliases_of(self._written, model)
+        compared = 0  # values compared cell by cell (their cells made now if need be)
         for strip in model.strips:
             for lane in strip.lanes:
                 prev = self._prev_texts.get(lane.name)
+                if lane.name in written and prev is not None and compared < 64:
+                    compared += 1
+                    lane.detail()
                 if lane.name in written and prev is not None and lane.cell_offsets is not None:
                     texts = lane.cell_text or []
                     self._changed_cells[lane.name] = {
@@ -365,6 +449,10 @@ class MemoryPanel(QtWidgets.QWidget):
                 if (lane.version is not None and before is not None
                         and before[0] == id(lane.value) and lane.version > before[1]):
                     self._version_up[lane.name] = before[1]
+        if not written and not self._version_up:  # nothing written since: the marks stay
+            names = {lane.name for strip in model.strips for lane in strip.lanes}
+            self._changed_cells = {n: c for n, c in prev_changed.items() if n in names}
+            self._version_up = {n: v for n, v in prev_up.items() if n in names}
         self._written = set()
         self._prev_texts = {
             lane.name: dict(zip((int(o) for o in lane.cell_offsets), lane.cell_text, strict=True))
@@ -377,8 +465,19 @@ class MemoryPanel(QtWidgets.QWidget):
         self._model_lang = self._translate_whys(model, self._task_lang)
         self._failure = None
         self.model = model
-        self._fill_table()
+        self.relations.reset({}, 0, {})
+        self._fit_split()
         self.redraw()
+        if self._scroll_to is not None:
+            self.scroll_to(self._scroll_to)
+        # the relation list next turn (each holds the UI thread for a few tens of ms at most)
+        self._fill_timer.start()
+
+    @QtCore.Slot()
+    def _filled(self) -> None:
+        if self._task is not None or self._ready:
+            return
+        self._fill_table()
         self._ready = True
         self.drawn.emit()
 
@@ -386,6 +485,7 @@ class MemoryPanel(QtWidgets.QWidget):
     def _failed(self, message: str) -> None:
         self._task = None
         self.model = MemoryModel()
+        self.relations.reset({}, 0, {})
         self._failure = message
         self._draw_failure()
         self._ready = True
@@ -394,16 +494,17 @@ class MemoryPanel(QtWidgets.QWidget):
     def _draw_failure(self) -> None:
         self.scene.clear()
         self._lane_items, self._bytes_items = {}, {}
+        self._blocks, self._lane_rows = [], {}
         self.scene.addSimpleText(self.tr("The memory drawing failed: {0}").format(self._failure))
 
     def _aliases_of(self, names: set[str], model: MemoryModel) -> set[str]:
+        """The values in the same allocation as one of ``names`` (those a write to them may
+        have changed: the cells whose text changed are the ones marked)."""
         out: set[str] = set()
-        for rel in model.relations:
-            if rel.kind in ("alias", "contains", "overlap"):
-                if rel.a in names and rel.b:
-                    out.add(rel.b)
-                if rel.b in names and rel.a:
-                    out.add(rel.a)
+        for strip in model.strips:
+            here = {lane.name for lane in strip.lanes}
+            if strip.has_memory and here & names:
+                out |= here
         return out
 
     @QtCore.Slot(str)
@@ -426,57 +527,25 @@ class MemoryPanel(QtWidgets.QWidget):
     # ------------------------------------------------------------------ relation list
 
     def _fill_table(self) -> None:
-        rels = self.model.relations
-        self.table.setRowCount(len(rels))
-        for r, rel in enumerate(rels):
-            for c, text in enumerate((rel.a or "", rel.b or "", "", f"{rel.shared_bytes:,}", "")):
-                self.table.setItem(r, c, QtWidgets.QTableWidgetItem(text))
-        self._table_texts()
-        self._size_table()
+        """The relation list for the new model: the first rows now (as many as fit in
+        :data:`~.memory_relations.FETCH_SECONDS`), the rest as the list is scrolled."""
+        model = self.model
+        self.relations.reset(model.values, model.pairs, model.whys)
+        self.relations.fetchMore()
         self._set_note()
-        self._fit_split()
 
-    def _size_table(self) -> None:
-        """Names, kind and bytes as wide as their longest text (at any text size), the "why"
-        column the rest, wrapped, each row as tall as its text. Above WRAPPED_ROWS relations
-        (a value with hundreds of views) measuring every row would hold the window for seconds:
-        rows are then one line high, "why" ends in "…" and its tool tip has it all."""
-        many = self.table.rowCount() > WRAPPED_ROWS
-        mode = QtWidgets.QHeaderView.ResizeMode
-        header = self.table.horizontalHeader()
-        for column in range(4):
-            header.setSectionResizeMode(column, mode.Interactive if many
-                                        else mode.ResizeToContents)
-        self.table.verticalHeader().setSectionResizeMode(mode.Fixed if many
-                                                         else mode.ResizeToContents)
-        self.table.setWordWrap(not many)
-        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight if many
-                                    else QtCore.Qt.TextElideMode.ElideNone)
-        if many:
-            for column in range(4):  # the rows in view (Qt measures at most those)
-                self.table.resizeColumnToContents(column)
-
-    def _table_texts(self) -> None:
-        """The worded cells of the relation list (kind, why and their tool tips), set on the
-        items in place (the selection and scroll stay)."""
-        for r, rel in enumerate(self.model.relations):
-            why = self.model.whys.get(rel.b or "") or self.model.whys.get(rel.a or "") or ""
-            kind, why_item = self.table.item(r, 2), self.table.item(r, 4)
-            if kind is not None:
-                kind.setText(self.kind_text(rel.kind))
-                kind.setToolTip(self._kind_tip(rel.kind))
-            if why_item is not None:
-                why_item.setText(breakable(why))
-                why_item.setToolTip(why)
-
-    def _set_note(self) -> None:
+    @QtCore.Slot()
+    def _set_note(self, *_: object) -> None:
         """The lines under the relation list."""
-        rels = self.model.relations
         own = [lane.name for strip in self.model.strips if strip.has_memory
                and len(strip.lanes) == 1 for lane in strip.lanes]
         lines = []
-        if not rels:
+        if not self.model.pairs:
             lines.append(self.tr("No two values share memory."))
+        elif self.relations.pending():
+            n = self.relations.pending()
+            lines.append(self.tr("Counting the shared bytes of 1 pair…") if n == 1 else
+                         self.tr("Counting the shared bytes of {0} pairs…").format(n))
         if own:
             lines.append(self.tr("Own memory (no other value reads its bytes): {0}").format(
                 ", ".join(own)))
@@ -486,23 +555,27 @@ class MemoryPanel(QtWidgets.QWidget):
         self.note.setText("\n".join(lines))
 
     def relation_rows(self) -> list[tuple[str, str, str, int, str]]:
-        """(a, b, kind, shared bytes, why) for each row of the relation list (the why as it
-        reads: without the invisible wrap points :func:`breakable` puts into the cell)."""
+        """(a, b, kind, shared bytes, why) for each row of the relation list read so far (the
+        why as it reads, without the invisible wrap points of :func:`breakable`); a pair still
+        being counted has kind "pending" and -1 bytes."""
         out: list[tuple[str, str, str, int, str]] = []
-        for r, rel in enumerate(self.model.relations):
-            why_item = self.table.item(r, 4)
-            out.append((rel.a or "", rel.b or "", rel.kind, rel.shared_bytes,
-                        why_item.text().replace("\u200b", "") if why_item else ""))
+        for r, rel in enumerate(self.relations.rows):
+            why = self.relations.text(r, 4)
+            if isinstance(rel, memory.Relation):
+                out.append((rel.a or "", rel.b or "", rel.kind, rel.shared_bytes, why))
+            else:
+                out.append((rel.a or "", rel.b or "", "pending", -1, why))
         return out
 
     @QtCore.Slot()
-    def _row_selected(self) -> None:
+    def _row_selected(self, *_: object) -> None:
         rows = {i.row() for i in self.table.selectedItems()}
         if len(rows) != 1:
             return
-        rel = self.model.relations[rows.pop()]
+        rel = self.relations.rows[rows.pop()]
         lane = self.model.lane(rel.b or "")
         if lane is not None and lane.numel:
+            self.scroll_to(lane.name)
             self.hover_element(lane.name, (0,) * len(lane.shape))
 
     # ------------------------------------------------------------------ drawing
@@ -525,12 +598,15 @@ class MemoryPanel(QtWidgets.QWidget):
     @QtCore.Slot()
     def _restyle(self) -> None:
         t = theme.current()
-        s = theme.state().scale
         self.view.setBackgroundBrush(QtGui.QColor(t.base))
         self.legend.setStyleSheet(f"color: {t.muted};")
         self.info.setStyleSheet(f"color: {t.text}; font-weight: bold;")
-        self.info.setMinimumHeight(int(QtGui.QFontMetrics(self.font()).height() * 2.2 * s))
-        self._size_table()  # (a larger font: wider columns)
+        self.info.ensurePolished()
+        self.info.setFixedHeight(math.ceil(
+            QtGui.QFontMetricsF(self._info_font()).lineSpacing() * INFO_LINES)
+            + 2 * self.info.margin() + 2)
+        self._fit_info()
+        self.table.remeasure()  # (a larger font: wider columns, taller rows)
         if self._ready:
             self.redraw_keeping_view()
 
@@ -547,19 +623,90 @@ class MemoryPanel(QtWidgets.QWidget):
         return y
 
     def _text(self, text: str, font: QtGui.QFont, colour: QtGui.QColor, x: float,
-              y: float) -> QtWidgets.QGraphicsSimpleTextItem:
+              y: float) -> None:
+        self._do(self._add_text, text, font, colour, x, y)
+
+    def _add_text(self, text: str, font: QtGui.QFont, colour: QtGui.QColor, x: float,
+                  y: float) -> None:
         item = self.scene.addSimpleText(text, font)
         item.setBrush(colour)
         item.setPos(x, y)
-        return item
+
+    def _do(self, fn: Callable[..., object], *args: object) -> None:
+        """Make a scene item now, or, while :meth:`redraw` lays rows out, when its row is
+        first near the visible part of the drawing."""
+        if self._blocks and not self._blocks[-1].made:
+            self._blocks[-1].ops.append(partial(fn, *args))
+        else:
+            fn(*args)
+
+    def _add_bytes(self, strip: StripModel, geom: StripGeometry, pal: Palette, height: float,
+                   y: float) -> None:
+        item = BytesItem(strip, geom, pal, height, None)
+        item.setPos(0, y)
+        self.scene.addItem(item)
+        self._bytes_items[strip.number] = item
+
+    def _add_lane(self, lane: LaneModel, geom: StripGeometry, pal: Palette, height: float,
+                  y: float) -> None:
+        item = LaneItem(lane, geom, pal, height, self._changed_cells.get(lane.name))
+        item.setPos(0, y)
+        self.scene.addItem(item)
+        self._lane_items[lane.name] = item
 
     @QtCore.Slot()
     def redraw(self) -> None:
-        """Draw the current model for the current size, theme and zoom (visible parts only)."""
+        """Draw the current model for the current size, theme and zoom. Rows are laid out from
+        the top, :data:`LAYOUT_SECONDS` at a time (the rest in later turns of the event loop,
+        the scene's height estimated meanwhile); scene items are made only for the rows near
+        the visible part (:meth:`_materialize`)."""
+        self._layout_timer.stop()
+        self._layout_rows = self._layout()
+        self._layout_more()
+        if self._hover_pos is not None:
+            self._hover_now()
+
+    def is_laid_out(self) -> bool:
+        """True when every row of the drawing has its place (at the view's width)."""
+        return self._layout_rows is None and not self._resize_timer.isActive()
+
+    @QtCore.Slot()
+    def _resized(self) -> None:
+        self.redraw_keeping_view()
+
+    @QtCore.Slot()
+    def _layout_more(self) -> None:
+        rows = self._layout_rows
+        if rows is None:
+            return
+        stop = time.perf_counter() + LAYOUT_SECONDS
+        count = 0
+        while True:
+            got = next(rows, None)
+            if got is None:
+                self._layout_rows = None
+                break
+            count += 1
+            if count >= LAYOUT_MIN_ROWS and time.perf_counter() > stop:
+                break
+        if self._layout_rows is not None and got is not None:
+            # meanwhile the scene is as tall as the rows left would make it, at their mean
+            done, left, width, y = got
+            height = y + left * (y / max(done, 1))
+            self.scene.setSceneRect(QtCore.QRectF(0, 0, width, height))
+            self._layout_timer.start()
+        self._materialize_visible()
+        if self._scroll_to is not None and self._scroll_to in self._lane_rows:
+            self.scroll_to(self._scroll_to)
+
+    def _layout(self) -> Iterator[tuple[int, int, float, float]]:
+        """Lay the rows out, top to bottom; yields (rows done, rows left, scene width, y)
+        after each row."""
         pal = self._palette()
         s = pal.scale
         self.scene.clear()
         self._lane_items, self._bytes_items, self._geoms, self._strip_rects = {}, {}, {}, {}
+        self._blocks, self._lane_rows = [], {}
         self._lit = {}
         self._hovered = None
         margin = 10 * s
@@ -577,9 +724,21 @@ class MemoryPanel(QtWidgets.QWidget):
             self.scene.setSceneRect(self.scene.itemsBoundingRect())
             return
         indent = 16 * s
-        name_w = max(fm_bold.horizontalAdvance(self.tr("bytes")),
-                     *(fm_bold.horizontalAdvance("└ " + lane.name) + lane.depth * indent
-                       for strip in model.strips for lane in strip.lanes)) + 12 * s
+        key = pal.bold.key()
+        if self._name_widths[0] != key:
+            self._name_widths = (key, {})
+        widths = self._name_widths[1]
+        name_w = fm_bold.horizontalAdvance(self.tr("bytes"))
+        for strip in model.strips:
+            for lane in strip.lanes:
+                w = widths.get(lane.name)
+                if w is None:
+                    w = widths[lane.name] = fm_bold.horizontalAdvance("└ " + lane.name)
+                name_w = max(name_w, w + lane.depth * indent)
+        name_w += 12 * s
+        total = sum(len(strip.lanes) + 1 for strip in model.strips)
+        done = 0
+        full_width = avail + 2 * margin
         x0 = margin + name_w
         cells_w = max(avail - name_w, 120 * s)
         cell_h = 30 * s
@@ -588,6 +747,8 @@ class MemoryPanel(QtWidgets.QWidget):
         y = margin + 6 * s
         for strip in model.strips:
             top = y
+            head = _Block(top - 6 * s)
+            self._blocks.append(head)
             # captions wrap at the drawing's width (never cut off at its edge)
             y = self._lines(self._strip_title(strip), pal.bold, pal.text, margin, y, avail)
             y += 4 * s
@@ -599,10 +760,10 @@ class MemoryPanel(QtWidgets.QWidget):
                                 margin, y, avail)
             if not strip.has_memory:
                 lane = strip.lanes[0]
+                self._lane_rows[lane.name] = (y, y + cell_h)
                 self._text(lane.name, pal.bold, pal.colour(lane.colour), margin, y)
-                box = self.scene.addRect(QtCore.QRectF(x0, y, min(cells_w, 240 * s), cell_h),
-                                         QtGui.QPen(pal.muted, 1, QtCore.Qt.PenStyle.DashLine))
-                box.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+                self._do(self._add_box, QtCore.QRectF(x0, y, min(cells_w, 240 * s), cell_h),
+                         pal.muted)
                 self._text(self.tr("no bytes"), pal.font, pal.muted, x0 + 8 * s,
                            y + (cell_h - fm.height()) / 2)
                 y += cell_h + 2
@@ -610,17 +771,18 @@ class MemoryPanel(QtWidgets.QWidget):
                                 avail + margin - x0)
                 y = self._lines(strip.note, pal.small, pal.muted, x0, y, avail + margin - x0)
                 y += 14 * s
-                self._strip_box(strip, top - 6 * s, y, margin, avail, pal)
+                head.ops.append(partial(self._strip_box, strip, top - 6 * s, y, margin, avail,
+                                        pal))
+                self._strip_rects[strip.number] = self._strip_rect(top - 6 * s, y, margin, avail)
+                head.bottom = y
+                done += 2
+                yield done, total - done, full_width, y
                 continue
             lo, hi = self._windows.get(self._strip_key(strip), (0, strip.nbytes))
             geom = StripGeometry(x0, cells_w, lo, hi, strip.unit, 64 * s)
             self._geoms[strip.number] = geom
             self._text(self.tr("bytes"), pal.bold, pal.muted, margin, y + 2)
-            used = None
-            bytes_item = BytesItem(strip, geom, pal, bytes_h, used)
-            bytes_item.setPos(0, y)
-            self.scene.addItem(bytes_item)
-            self._bytes_items[strip.number] = bytes_item
+            self._do(self._add_bytes, strip, geom, pal, bytes_h, y)
             if geom.mode == "ranges" or (lo, hi) != (0, strip.nbytes):
                 shown = self.tr("bytes {0}–{1} of {2}, drawn as ranges").format(
                     f"{lo:,}", f"{hi:,}", f"{strip.nbytes:,}") if geom.mode == "ranges" else \
@@ -631,15 +793,15 @@ class MemoryPanel(QtWidgets.QWidget):
                            y - fm_small.height() - 2)
             y += bytes_h + 2 * s
             right_x = x0 + geom.drawn_width + 14 * s
+            done += 1
             for lane in strip.lanes:
+                row = _Block(y, lane.name)
+                self._blocks.append(row)
                 colour = pal.colour(lane.colour)
                 prefix = "└ " if lane.depth else ""
                 self._text(prefix + lane.name, pal.bold, colour, margin + lane.depth * indent,
                            y + (cell_h - fm_bold.height()) / 2)
-                item = LaneItem(lane, geom, pal, cell_h, self._changed_cells.get(lane.name))
-                item.setPos(0, y)
-                self.scene.addItem(item)
-                self._lane_items[lane.name] = item
+                self._do(self._add_lane, lane, geom, pal, cell_h, y)
                 details = [(self._lane_detail(lane), pal.muted)]
                 written = self._written_note(lane)
                 if written:
@@ -649,8 +811,8 @@ class MemoryPanel(QtWidgets.QWidget):
                     details.append((relation, pal.text))
                 if lane.why and lane.depth:
                     details.append((lane.why, pal.muted))
-                widest = max(fm_small.horizontalAdvance(t) for t, _ in details)
-                if right_x + widest <= avail + margin and len(details) <= 3:
+                if right_x < avail + margin and len(details) <= 3 and right_x + max(
+                        fm_small.horizontalAdvance(t) for t, _ in details) <= avail + margin:
                     dy = y + max((cell_h - len(details) * line) / 2, 0)
                     for text, col in details:
                         self._text(text, pal.small, col, right_x, dy)
@@ -663,18 +825,101 @@ class MemoryPanel(QtWidgets.QWidget):
                             self._text(part, pal.small, col, x0, y)
                             y += line
                     y += 6 * s
-            self._strip_box(strip, top - 6 * s, y, margin, avail, pal)
+                row.bottom = y
+                self._lane_rows[lane.name] = (row.top, y)
+                head.bottom = y  # (the strip's box: made when any of its rows is)
+                done += 1
+                yield done, total - done, full_width, y
+            box = partial(self._strip_box, strip, top - 6 * s, y, margin, avail, pal)
+            if head.made:
+                box()
+            else:
+                head.ops.append(box)
+            self._strip_rects[strip.number] = self._strip_rect(top - 6 * s, y, margin, avail)
+            head.bottom = y
             y += 14 * s
-        rect = self.scene.itemsBoundingRect()
-        self.scene.setSceneRect(QtCore.QRectF(0, 0, avail + 2 * margin, rect.bottom() + margin))
+        self.scene.setSceneRect(QtCore.QRectF(0, 0, full_width, y + margin))
         self.view.horizontalScrollBar().setValue(0)
-        if self._hover_pos is not None:
-            self._hover_now()
+
+    def _add_box(self, rect: QtCore.QRectF, colour: QtGui.QColor) -> None:
+        box = self.scene.addRect(rect, QtGui.QPen(colour, 1, QtCore.Qt.PenStyle.DashLine))
+        box.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+
+    @QtCore.Slot()
+    def _materialize_visible(self, *_: object) -> None:
+        """Make the items of the rows in view now, and of those near it (above and below, for
+        scrolling) :data:`LAYOUT_SECONDS` at a time."""
+        if not self._blocks:
+            return
+        if len(self._blocks) <= EAGER_BLOCKS:
+            self._materialize(-math.inf, math.inf)
+            return
+        shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+        self._materialize(shown.top(), shown.bottom())
+        extra = shown.height() + MATERIALIZE_MARGIN * theme.state().scale
+        if not self._materialize(shown.top() - extra, shown.bottom() + extra,
+                                 time.perf_counter() + LAYOUT_SECONDS):
+            self._materialize_timer.start()
+
+    def _materialize(self, top: float, bottom: float, deadline: float | None = None) -> bool:
+        """Make the items of the rows between scene ``top`` and ``bottom``; False when the
+        ``deadline`` (perf_counter) came first."""
+        made_lane = False
+        finished = True
+        for block in self._blocks:
+            if block.made or block.bottom < top or block.top > bottom:
+                continue
+            if deadline is not None and time.perf_counter() > deadline:
+                finished = False
+                break
+            block.made = True
+            for op in block.ops:
+                op()
+            block.ops = []
+            made_lane = made_lane or block.lane is not None
+        if made_lane and self._hovered is not None and self._hover_pos is None:
+            self._rehover(self._hovered)  # light what is lit on the new rows too
+        return finished
+
+    def _ensure_made(self, name: str) -> None:
+        """The scene items of ``name``'s row, made now if they were not yet."""
+        row = self._lane_rows.get(name)
+        if row is not None and name not in self._lane_items:
+            self._materialize(row[0], row[1])
+
+    @QtCore.Slot(object)
+    def scroll_to(self, name: object) -> None:
+        """Scroll the drawing so that the row of ``name`` is in view (on a selection); a value
+        not drawn yet is scrolled to once its model is drawn."""
+        if not isinstance(name, str):
+            return
+        row = self._lane_rows.get(name)
+        if row is None:  # not drawn (yet): scrolled to when it is
+            self._scroll_to = name if name in self.bridge.workspace else None
+            return
+        self._scroll_to = None
+        top, bottom = row
+        s = theme.state().scale
+        self.view.ensureVisible(QtCore.QRectF(0, top, 1, bottom - top), 0, int(12 * s))
+        self.view.horizontalScrollBar().setValue(0)
+        self._materialize_visible()
+
+    def lane_rect(self, name: str) -> QtCore.QRect | None:
+        """Where the row of ``name`` is on the view's viewport now (None: not drawn)."""
+        self._ensure_made(name)
+        item = self._lane_items.get(name)
+        if item is None:
+            return None
+        return self.view.mapFromScene(item.sceneBoundingRect()).boundingRect()
+
+    def _strip_rect(self, top: float, bottom: float, margin: float,
+                    avail: float) -> QtCore.QRectF:
+        return QtCore.QRectF(margin / 2, top, avail + margin, bottom - top)
 
     def _strip_box(self, strip: StripModel, top: float, bottom: float, margin: float,
                    avail: float, pal: Palette) -> None:
         """The grey strip behind an allocation and the values on it."""
-        rect = QtCore.QRectF(margin / 2, top, avail + margin, bottom - top)
+        rect = self._strip_rect(top, bottom, margin, avail)
         self._strip_rects[strip.number] = rect
         box = self.scene.addRect(rect, QtGui.QPen(pal.border, 1), pal.alt)
         box.setZValue(-1)
@@ -829,13 +1074,14 @@ class MemoryPanel(QtWidgets.QWidget):
             self.clear_hover()
             return {}
         index = tuple(int(i) for i in index)
-        values = {ln.name: ln.value for ln in strip.lanes}
+        off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
+        # only the values with a byte there can read it (O(ndim) each, from the footprints)
+        values = {ln.name: ln.value for ln in strip.lanes
+                  if ln.name == name or ln.covered(off, off + lane.itemsize)}
         try:
             found = memory.readers(values, name, index, limit=5000)
         except ValueError:  # too many readers to list (huge expanded views): light bytes
-            off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
             return self._hover_bytes(name, off)
-        off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
         # the hover line first: showing it can resize the view, which redraws (unlit) items
         self._set_info(self._describe_hover(name, index, off, lane, found, strip))
         self._clear_items()
@@ -994,6 +1240,7 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def cell_centre(self, name: str, index: Iterable[int]) -> QtCore.QPointF:
         """Scene point at the centre of the cell of element ``index`` of ``name``."""
+        self._ensure_made(name)
         item = self._lane_items[name]
         off = item.lane.offset_of(tuple(int(i) for i in index))
         x = item.geom.x(off + item.lane.itemsize / 2)
@@ -1003,6 +1250,18 @@ class MemoryPanel(QtWidgets.QWidget):
         """Strip offsets of the lit cells of ``name`` as drawn."""
         item = self._lane_items.get(name)
         return set(item.lit) if item is not None else set()
+
+
+class _Block:
+    """One row of the drawing (a strip's header and box, or one value): where it lies, and
+    the calls that make its scene items, run once it is near the visible part."""
+
+    __slots__ = ("bottom", "lane", "made", "ops", "top")
+
+    def __init__(self, top: float, lane: str | None = None) -> None:
+        self.top, self.bottom, self.lane = top, top, lane
+        self.made = False
+        self.ops: list[Callable[[], object]] = []
 
 
 def _wrap(text: str, font: QtGui.QFont, width: float) -> list[str]:

@@ -5,8 +5,12 @@ background :class:`~tensor_explorer.qt.workers.Task` for big workspaces). Everyt
 from :mod:`tensor_explorer.core.memory`: ``allocation`` groups values into strips (values whose
 blocks intersect share one strip), ``footprint`` gives the bytes each value occupies,
 ``element_offsets`` / ``element_multiplicity`` give per-element detail for values small enough
-to draw cell by cell, ``relations_among`` gives the nesting (a view sits under the value that
-contains it; an alias under the earlier of the two).
+to draw cell by cell, ``parents`` gives the nesting (a view sits under the smallest value that
+contains it; an alias under the earlier of the two). The model never lists every related pair:
+a thousand views of one tensor are half a million pairs; the panel's relation list reads them
+lazily (:mod:`.memory_relations`). Per-cell detail (offsets, texts) is computed up front for the
+first :data:`EAGER_CELLS` elements in drawing order, and for the rest when a lane is first drawn
+(:meth:`LaneModel.detail`).
 
 The scene side is two item classes: :class:`BytesItem` (the allocation's byte row) and
 :class:`LaneItem` (one value's footprint on it). Both paint themselves and only what lies in
@@ -19,12 +23,13 @@ O(width) work per lane, never per element).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import torch
+import numpy.ma  # (np.unique imports it on first use: here, not in a worker, where the
+import torch  # import holds the UI thread up for ~0.1 s)
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import memory
@@ -33,6 +38,8 @@ from ..core import memory
 SMALL_NUMEL = 1 << 14
 #: a strip (or zoomed window) with more cells than this is drawn as ranges
 MAX_CELLS = 256
+#: per-cell detail of small values computed with the model, in drawing order (the rest: on draw)
+EAGER_CELLS = 1 << 12
 
 
 # --------------------------------------------------------------------------------------------
@@ -77,6 +84,14 @@ class LaneModel:
     cell_first: np.ndarray | None = None  # flat (C-order) index of the first element there
     cell_mult: np.ndarray | None = None
     cell_text: list[str] | None = None
+    detailed: bool = False  # cell_* computed (or not applicable)
+
+    def detail(self) -> LaneModel:
+        """Compute the per-cell detail now if it was left for later (UI thread: one small
+        value, well under a millisecond). Returns self."""
+        if not self.detailed:
+            _cell_detail(self)
+        return self
 
     def offset_of(self, index: tuple[int, ...]) -> int:
         """Strip offset of the element at ``index``."""
@@ -84,6 +99,7 @@ class LaneModel:
 
     def index_at(self, offset: int) -> tuple[int, ...] | None:
         """An element index whose first byte is ``offset`` (small values only)."""
+        self.detail()
         if self.cell_offsets is None or self.cell_first is None:
             return None
         i = int(np.searchsorted(self.cell_offsets, offset))
@@ -94,6 +110,7 @@ class LaneModel:
 
     def text_at(self, offset: int) -> str | None:
         """The value text drawn in the cell at ``offset`` (small values only)."""
+        self.detail()
         if self.cell_offsets is None or self.cell_text is None:
             return None
         i = int(np.searchsorted(self.cell_offsets, offset))
@@ -135,9 +152,11 @@ class MemoryModel:
     """Everything the panel draws, computed off the UI thread."""
 
     strips: list[StripModel] = field(default_factory=list)
-    relations: Sequence[memory.Relation] = field(default_factory=list)
+    #: the tensors and arrays, by name, in workspace order (the relation list reads their pairs)
+    values: dict[str, Any] = field(default_factory=dict)
     whys: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # names that are not tensors/arrays
+    pairs: int = 0  # related pairs (every two values in one strip), known without counting
 
     def lane(self, name: str) -> LaneModel | None:
         for strip in self.strips:
@@ -200,8 +219,9 @@ def compute_model(
     cancel: Any = None,
 ) -> MemoryModel:
     """The model of ``items`` (workspace ``(name, value)`` pairs, in order): strips, lanes,
-    nesting, relations. Non-tensor values are listed in ``skipped``. ``whys``: for each name,
-    the sentence saying why it shares or copies (see :func:`memory.sharing_reason`)."""
+    nesting, the number of related pairs (not the pairs: see :mod:`.memory_relations`).
+    Non-tensor values are listed in ``skipped``. ``whys``: for each name, the sentence saying
+    why it shares or copies (see :func:`memory.sharing_reason`)."""
     whys = dict(whys or {})
     values: dict[str, Any] = {}
     skipped: list[str] = []
@@ -238,8 +258,6 @@ def compute_model(
             itemsize=int(itemsize), device=alloc.device, version=version,
             colour=order[name], numel=int(math.prod(v.shape)), why=whys.get(name),
         )
-    rels = memory.relations_among(values) if values else []
-
     # group values into strips: intersecting address ranges, per device (as relations_among)
     groups: list[list[str]] = []
     by_device: dict[str, list[tuple[int, int, str]]] = {}
@@ -263,32 +281,23 @@ def compute_model(
                 reach = end
     groups.sort(key=lambda g: min(order[n] for n in g))
 
-    # nesting: parent = smallest value containing it, or an earlier alias
-    parent: dict[str, tuple[str, str]] = {}
-    candidates: dict[str, list[tuple[int, int, str, str]]] = {}
-    for rel in rels:
-        a, b = rel.a or "", rel.b or ""
-        if rel.kind == "contains":
-            candidates.setdefault(b, []).append((rel.a_bytes, order[a], a, "contains"))
-        elif rel.kind == "alias":
-            first, second = (a, b) if order[a] < order[b] else (b, a)
-            candidates.setdefault(second, []).append((rel.a_bytes, order[first], first, "alias"))
-    for name, cands in candidates.items():
-        _, _, p, kind = min(cands)
-        parent[name] = (p, kind)
-
     strips: list[StripModel] = []
+    eager = EAGER_CELLS  # elements whose cells are detailed now; the rest when drawn
+    pairs = 0
     for number, group in enumerate(groups, start=1):
         group.sort(key=order.__getitem__)
         a0 = allocs[group[0]]
         if a0.key is None or a0.start is None:
             lane = lanes[group[0]]
+            lane.detailed = True
             strips.append(StripModel(number, a0.device, None, a0.nbytes, lane.itemsize or 1,
                                      group[0], [lane], a0.note))
             continue
+        pairs += len(group) * (len(group) - 1) // 2
         start = min(allocs[n].start or 0 for n in group)
         end = max((allocs[n].start or 0) + allocs[n].nbytes for n in group)
         unit_parts: list[int] = []
+        sets: dict[str, memory.ByteSet] = {}
         for n in group:
             lane, alloc = lanes[n], allocs[n]
             lane.delta = (alloc.start or 0) - start
@@ -300,9 +309,14 @@ def compute_model(
                 lane.byte_strides = tuple(int(s) for s in v.strides)
             lane.footprint = memory.footprint(v)
             lane.nbytes = lane.footprint.size
+            sets[n] = lane.footprint.shifted(lane.delta)
             unit_parts += [lane.itemsize, lane.base]
             unit_parts += [s for s, k in zip(lane.byte_strides, lane.shape, strict=True) if k > 1]
+            if cancel is not None and cancel():
+                return MemoryModel()
         unit = _gcd_all(unit_parts)
+        # nesting: parent = the smallest value containing it, or an earlier alias
+        parent = memory.parents(sets, cancel=cancel) if len(group) > 1 else {}
         # tree order inside the group: depth-first from the roots
         children: dict[str | None, list[str]] = {}
         for n in group:
@@ -321,16 +335,23 @@ def compute_model(
         roots = children.get(None, [])
         owner = max(roots, key=lambda n: (lanes[n].nbytes, -order[n])) if roots else None
         for n in ordered:
-            _small_detail(lanes[n])
+            lane = lanes[n]
+            _multiplicity(lane)
+            if 0 < lane.numel <= SMALL_NUMEL and lane.numel <= eager:
+                eager -= lane.numel
+                _cell_detail(lane)
+            elif lane.numel > SMALL_NUMEL or lane.numel == 0:
+                lane.detailed = True
             if cancel is not None and cancel():
                 return MemoryModel()
         strips.append(StripModel(number, a0.device, start, end - start, unit, owner,
                                  [lanes[n] for n in ordered]))
-    return MemoryModel(strips, rels, whys, skipped)
+    return MemoryModel(strips, values, whys, skipped, pairs)
 
 
-def _small_detail(lane: LaneModel) -> None:
-    """Multiplicity (all sizes, when cheap) and per-cell data (small values)."""
+def _multiplicity(lane: LaneModel) -> None:
+    """Most elements reading one element's bytes, and whether every element has as many
+    (cheap: no per-element work unless the value overlaps itself other than by expanding)."""
     v = lane.value
     if lane.numel == 0:
         lane.max_mult = 0
@@ -341,14 +362,24 @@ def _small_detail(lane: LaneModel) -> None:
         lane.max_mult = expanded
         lane.uniform_mult = not memory.internal_overlap(v) or expanded > 1
         return
+    mult = np.asarray(memory.element_multiplicity(v))
+    lane.max_mult = int(mult.max())
+    lane.uniform_mult = bool(mult.min() == mult.max())
+
+
+def _cell_detail(lane: LaneModel) -> None:
+    """Per-cell data of a small value: distinct offsets, the first element at each, its
+    multiplicity and its text."""
+    lane.detailed = True
+    v = lane.value
+    if lane.numel == 0 or lane.numel > SMALL_NUMEL:
+        return
     offs = memory.element_offsets(v).reshape(-1) + lane.delta
     mult = np.asarray(memory.element_multiplicity(v)).reshape(-1)
     uniq, first = np.unique(offs, return_index=True)
     lane.cell_offsets = uniq.astype(np.int64)
     lane.cell_first = first.astype(np.int64)
     lane.cell_mult = mult[first].astype(np.int64)
-    lane.max_mult = int(mult.max())
-    lane.uniform_mult = bool(mult.min() == mult.max())
     lane.cell_text = _element_texts(v, first)
 
 
@@ -389,6 +420,7 @@ class StripGeometry:
     hi: int
     unit: int
     max_cell: float
+    _bins: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def cells(self) -> int:
@@ -415,9 +447,13 @@ class StripGeometry:
         return int(self.lo + (x - self.x0) / self.px_per_byte)
 
     def bins(self) -> np.ndarray:
-        """Bin edges (strip byte offsets) for ranges mode: about one bin per pixel."""
-        n = max(1, min(int(self.width), self.hi - self.lo))
-        return np.unique(np.linspace(self.lo, self.hi, n + 1).round().astype(np.int64))
+        """Bin edges (strip byte offsets) for ranges mode: about one bin per pixel (made once
+        per geometry: every lane of the strip shares them)."""
+        if self._bins is None:
+            n = max(1, min(int(self.width), self.hi - self.lo))
+            edges = np.linspace(self.lo, self.hi, n + 1).round().astype(np.int64)
+            self._bins = edges[np.concatenate(([True], np.diff(edges) != 0))]  # sorted: dedup
+        return self._bins
 
 
 def _cell_text_fits(fm: QtGui.QFontMetricsF, text: str, w: float) -> bool:
@@ -498,6 +534,7 @@ class LaneItem(QtWidgets.QGraphicsItem):
         self.lit_range: tuple[int, int] | None = None  # lit bytes (ranges mode)
         self.hovered: int | None = None
         self.changed_cells = changed_cells or set()
+        lane.detail()
         self._density: np.ndarray | None = None
         self._edges: np.ndarray | None = None
         self._runs: tuple[np.ndarray, np.ndarray] | None = None
