@@ -8,15 +8,58 @@ with a plain message naming the field.
 from __future__ import annotations
 
 import ast
+import functools
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 FACTORIES = ("tensor", "zeros", "ones", "full", "rand", "randn", "arange", "linspace", "eye")
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
           "uint8", "bool", "complex64", "complex128")
 #: factories whose result can require grad only for floating (or complex) dtypes
 _FLOAT_ONLY = ("rand", "randn", "linspace")
+
+
+def _probe(factory: str) -> Callable[[Any], object]:
+    """A one-element call of ``torch.<factory>`` with a given dtype. On the CPU, not the meta
+    device: meta tensors skip some dtype checks (``torch.rand(1, dtype=torch.int64,
+    device="meta")`` succeeds). Random factories draw from their own generator, so the
+    global random state the user may have seeded is untouched."""
+    import torch
+
+    gen = torch.Generator()
+    calls: dict[str, Callable[[Any], object]] = {
+        "tensor": lambda dt: torch.tensor([0], dtype=dt),
+        "zeros": lambda dt: torch.zeros(1, dtype=dt),
+        "ones": lambda dt: torch.ones(1, dtype=dt),
+        "full": lambda dt: torch.full((1,), 1, dtype=dt),
+        "rand": lambda dt: torch.rand(1, dtype=dt, generator=gen),
+        "randn": lambda dt: torch.randn(1, dtype=dt, generator=gen),
+        "arange": lambda dt: torch.arange(0, 2, 1, dtype=dt),
+        "linspace": lambda dt: torch.linspace(0, 1, 2, dtype=dt),
+        "eye": lambda dt: torch.eye(1, dtype=dt),
+    }
+    return calls[factory]
+
+
+@functools.cache
+def accepted_dtypes(factory: str) -> tuple[str, ...]:
+    """The dtypes of :data:`DTYPES` that ``torch.<factory>`` makes tensors of (``randn``:
+    floating and complex; ``arange``: not bool nor complex), asked of torch itself once per
+    factory: the Build form offers only these."""
+    import torch
+
+    call = _probe(factory)
+    accepted = []
+    for name in DTYPES:
+        try:
+            call(getattr(torch, name))
+        except Exception:  # torch's refusal: RuntimeError, TypeError, NotImplementedError
+            continue
+        accepted.append(name)
+    return tuple(accepted)
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
@@ -72,6 +115,8 @@ class BuildSpec:
         if self.dtype is not None and self.dtype not in DTYPES:
             raise ValueError(f"dtype: {self.dtype!r} is not supported here")
         f = self.factory
+        if self.dtype is not None and self.dtype not in accepted_dtypes(f):
+            raise ValueError(f"dtype: torch.{f} does not make {self.dtype} tensors")
         if f == "tensor":
             try:
                 literal = ast.literal_eval(self.literal.strip())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from ..core.build import DTYPES, FACTORIES, BuildSpec
+from ..core.build import FACTORIES, BuildSpec, accepted_dtypes
 from ..core.devices import devices
 from .bridge import WorkspaceBridge
 from .run_controller import RunController
@@ -49,9 +49,8 @@ class BuildPanel(QtWidgets.QWidget):
         self.step = QtWidgets.QLineEdit("1")
         self.steps = QtWidgets.QLineEdit("5")
         self.dtype = QtWidgets.QComboBox()
-        self.dtype.addItem("", None)  # "default", named by _set_texts
-        for d in DTYPES:
-            self.dtype.addItem(d, d)
+        self.dtype.addItem("", None)  # "default", named by _set_texts; the rest: _offer_dtypes
+        self._offer_dtypes()
         self.device = QtWidgets.QComboBox()
         self.device.addItem("", None)  # "default", named by _set_texts
         for d in [*devices(), "meta"]:
@@ -167,7 +166,29 @@ class BuildPanel(QtWidgets.QWidget):
             steps=self.steps.text(),
         )
 
+    def dtypes_offered(self) -> list[str]:
+        """The dtypes the dtype box offers now (after "default")."""
+        return [self.dtype.itemData(i) for i in range(1, self.dtype.count())]
+
+    def _offer_dtypes(self) -> None:
+        """Offer only the dtypes the chosen factory makes (torch.randn: floating and complex);
+        a choice the new factory does not make goes back to "default"."""
+        wanted = list(accepted_dtypes(self.factory.currentText()))
+        if wanted == self.dtypes_offered():
+            return
+        chosen = self.dtype.currentData()
+        blocked = self.dtype.blockSignals(True)  # one preview update, by the caller
+        try:
+            while self.dtype.count() > 1:
+                self.dtype.removeItem(1)
+            for d in wanted:
+                self.dtype.addItem(d, d)
+            self.dtype.setCurrentIndex(max(0, self.dtype.findData(chosen)) if chosen else 0)
+        finally:
+            self.dtype.blockSignals(blocked)
+
     def update_preview(self) -> None:
+        self._offer_dtypes()
         used = FIELDS[self.factory.currentText()]
         for key, widget in self._rows.items():
             self._form.setRowVisible(widget, key in used)

@@ -9,6 +9,7 @@ history is never a surprise.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -17,45 +18,22 @@ from ..core.devices import devices
 from ..core.runner import ProgramError, warnings_in
 from . import i18n, theme
 from .bridge import WorkspaceBridge
+from .code_editor import CodeEditor, Completions
 from .run_controller import RunController
 from .trust_bar import TrustBar
 
+#: Python's own text for an object whose class has no repr of its own
+_DEFAULT_REPR = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
 
-class CodeEdit(QtWidgets.QPlainTextEdit):
-    """A small editor: Ctrl+Enter runs, Up/Down at the edges walk the history."""
 
-    submitted = QtCore.Signal()
-
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
-        super().__init__(parent)
-        theme.use_mono_font(self)
-        self.setTabChangesFocus(False)
-        self.history: list[str] = []
-        self._pos = 0
-
-    def keyPressEvent(self, e: QtGui.QKeyEvent) -> None:
-        mods = e.modifiers()
-        ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
-        if e.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter) and ctrl:
-            self.submitted.emit()
-            return
-        if e.key() == QtCore.Qt.Key.Key_Tab:
-            self.insertPlainText("    ")
-            return
-        if e.key() == QtCore.Qt.Key.Key_Up and ctrl and self.history:
-            self._pos = max(0, self._pos - 1)
-            self.setPlainText(self.history[self._pos])
-            return
-        if e.key() == QtCore.Qt.Key.Key_Down and ctrl and self.history:
-            self._pos = min(len(self.history), self._pos + 1)
-            self.setPlainText(self.history[self._pos] if self._pos < len(self.history) else "")
-            return
-        super().keyPressEvent(e)
-
-    def remember(self, source: str) -> None:
-        if source and (not self.history or self.history[-1] != source):
-            self.history.append(source)
-        self._pos = len(self.history)
+def internal_repr(text: str) -> bool:
+    """``text`` is Python's default repr of an object of an internal class, one in a private
+    module (``<torch._C.Generator object at 0x7f…>``, what ``torch.manual_seed(0)`` returns):
+    an address and a private name tell a learner nothing, so the output shows no result. The
+    user's own classes (``<__main__.Point object at 0x…>``) still show."""
+    m = _DEFAULT_REPR.fullmatch(text.strip())
+    return m is not None and any(
+        part.startswith("_") and not part.startswith("__") for part in m.group(1).split("."))
 
 
 class ConsolePanel(QtWidgets.QWidget):
@@ -70,8 +48,11 @@ class ConsolePanel(QtWidgets.QWidget):
         self.output = QtWidgets.QTextEdit()
         self.output.setReadOnly(True)
         theme.use_mono_font(self.output)
-        self.editor = CodeEdit()
+        #: follows the workspace the console shows: completion offers its names
+        self.editor = CodeEditor(completions=Completions(lambda: self.bridge.workspace))
         self.editor.submitted.connect(self.run_editor)
+        #: what the editor sent to the runner, until it finished or failed
+        self._sent: str | None = None
         self.device = QtWidgets.QComboBox()
         self.device.addItem("", None)  # "default device", named by _set_texts
         for dev in devices():
@@ -121,7 +102,8 @@ class ConsolePanel(QtWidgets.QWidget):
     def _set_texts(self) -> None:
         """Every fixed text of the code bar, in the current language."""
         self.editor.setPlaceholderText(self.tr(
-            "Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them"))
+            "Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them, ↑/↓ bring back "
+            "earlier ones"))
         self.device.setToolTip(self.tr("Device that factories (torch.zeros, torch.randn...) "
                                        "create tensors on"))
         self.device.setItemText(0, self.tr("default device"))  # keeps the device chosen
@@ -142,12 +124,14 @@ class ConsolePanel(QtWidgets.QWidget):
     # -- running -------------------------------------------------------------------------------
 
     def run_editor(self) -> None:
+        """Run the editor's statements. They stay in the editor until they ran: cleared then,
+        kept with the failing line marked when they failed."""
         source = self.editor.toPlainText()
         if not source.strip():
             return
         self.editor.remember(source)
         if self.runner.run(source):
-            self.editor.clear()
+            self._sent = source
 
     def _device_changed(self) -> None:
         self.runner.device = self.device.currentData()
@@ -181,9 +165,12 @@ class ConsolePanel(QtWidgets.QWidget):
         self._append(html.escape(text.rstrip("\n")).replace("\n", "<br>").replace(" ", "&nbsp;"))
 
     def _finished(self, names: list[str]) -> None:
+        sent, self._sent = self._sent, None
+        if sent is not None and self.editor.toPlainText() == sent:
+            self.editor.clear()  # ran: ready for the next statement (unless edited meanwhile)
         ws = self.bridge.workspace
         t = theme.current()
-        if ws.last_result is not None:
+        if ws.last_result is not None and not internal_repr(ws.last_result):
             self._append(f"<span>{html.escape(ws.last_result)}</span>")
         if names:
             self._append(f"<span style='color:{t.ok}'>✓ " + html.escape(
@@ -191,6 +178,11 @@ class ConsolePanel(QtWidgets.QWidget):
 
     def _failed(self, err: Any) -> None:
         t = theme.current()
+        if not (isinstance(err, ProgramError) and err.kind == "busy"):  # a refused second run
+            sent, self._sent = self._sent, None
+            if (sent is not None and isinstance(err, ProgramError) and not err.cancelled
+                    and self.editor.toPlainText() == sent):
+                self.editor.mark_error(err.line)
         if isinstance(err, ProgramError):
             color = t.warning if err.cancelled else t.error
             body = html.escape(err.text(i18n.current())).replace("\n", "<br>")
