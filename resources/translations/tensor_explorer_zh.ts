@@ -4,84 +4,84 @@
 <context>
     <name>BuildPanel</name>
     <message>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="141"/>
         <location filename="../../src/tensor_explorer/qt/build_panel.py" line="142"/>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="143"/>
         <source>default</source>
         <translation>默认</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="144"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="143"/>
         <source>requires_grad</source>
         <translation>requires_grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="145"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="144"/>
         <source>seed</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="146"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="145"/>
         <source>Create</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="127"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="126"/>
         <source>name</source>
         <extracomment>which text fields each factory uses the form&apos;s row labels by field key (re-set by _set_texts)</extracomment>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="128"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="127"/>
         <source>factory</source>
         <translation>工厂函数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="129"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="128"/>
         <source>values</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="130"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="129"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="131"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="130"/>
         <source>fill value</source>
         <translation>填充值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="132"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="131"/>
         <source>start</source>
         <translation>起点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="133"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="132"/>
         <source>end</source>
         <translation>终点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="134"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="133"/>
         <source>step</source>
         <translation>步长</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="135"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="134"/>
         <source>steps</source>
         <translation>点数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="136"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="135"/>
         <source>random seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="137"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="136"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="138"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="137"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
@@ -99,18 +99,18 @@
         <translation>另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/code_panel.py" line="62"/>
-        <location filename="../../src/tensor_explorer/qt/code_panel.py" line="67"/>
+        <location filename="../../src/tensor_explorer/qt/code_panel.py" line="72"/>
+        <location filename="../../src/tensor_explorer/qt/code_panel.py" line="77"/>
         <source>Save script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/code_panel.py" line="62"/>
+        <location filename="../../src/tensor_explorer/qt/code_panel.py" line="72"/>
         <source>Python (*.py)</source>
         <translation>Python 文件 (*.py)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/code_panel.py" line="68"/>
+        <location filename="../../src/tensor_explorer/qt/code_panel.py" line="78"/>
         <source>Could not save: {0}</source>
         <translation>无法保存：{0}</translation>
     </message>
@@ -118,53 +118,53 @@
 <context>
     <name>ConsolePanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="124"/>
-        <source>Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them</source>
-        <extracomment>a program from a file nobody trusted yet ran restricted: says so, offers to trust it</extracomment>
-        <translation>输入语句，例如  y = x @ w + b   — Ctrl+Enter 运行</translation>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="105"/>
+        <source>Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them, ↑/↓ bring back earlier ones</source>
+        <extracomment>Python&apos;s own text for an object whose class has no repr of its own follows the workspace the console shows: completion offers its names what the editor sent to the runner, until it finished or failed a program from a file nobody trusted yet ran restricted: says so, offers to trust it</extracomment>
+        <translation>在此输入语句，例如  y = x @ w + b   — Ctrl+Enter 运行，↑/↓ 调出之前的输入</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="125"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="107"/>
         <source>Device that factories (torch.zeros, torch.randn...) create tensors on</source>
         <translation>工厂函数（torch.zeros、torch.randn…）创建张量时使用的设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="127"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="109"/>
         <source>default device</source>
         <translation>默认设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="128"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="110"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="129"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="111"/>
         <source>Run the statements (Ctrl+Enter)</source>
         <translation>运行这些语句（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="130"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="112"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="131"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="113"/>
         <source>Stop a running program; the workspace keeps what it had</source>
         <translation>停止正在运行的程序；工作区保留已有内容</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="133"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="115"/>
         <source>Clear output</source>
         <translation>清空输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="134"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="116"/>
         <source>device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="190"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="177"/>
         <source>bound or changed: {0}</source>
         <translation>绑定或修改：{0}</translation>
     </message>
@@ -172,14 +172,78 @@
 <context>
     <name>DockTitleBar</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/docks.py" line="181"/>
+        <location filename="../../src/tensor_explorer/qt/docks.py" line="186"/>
         <source>Float or dock this panel</source>
         <translation>让此面板浮动或停靠</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/docks.py" line="182"/>
+        <location filename="../../src/tensor_explorer/qt/docks.py" line="187"/>
         <source>Close this panel (View menu brings it back)</source>
         <translation>关闭此面板（可从“视图”菜单重新打开）</translation>
+    </message>
+</context>
+<context>
+    <name>EditActions</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="120"/>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="123"/>
+        <source>Copy the selected value as torch prints it, or the cells selected in the Values table as CSV</source>
+        <translation>按 torch 的打印方式复制所选的值，或把数值表中选中的单元格复制为 CSV</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="126"/>
+        <source>Copy as &amp;NumPy literal</source>
+        <translation>复制为 &amp;NumPy 字面量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="129"/>
+        <source>Copy the cells selected in the Values table (or the whole value) as np.array(...)</source>
+        <translation>把数值表中选中的单元格（或整个值）复制为 np.array(...)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="131"/>
+        <source>&amp;Find value…</source>
+        <translation>查找值(&amp;F)…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="133"/>
+        <source>Find a value by name and select it</source>
+        <translation>按名字查找并选中一个值</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="155"/>
+        <source>Copied the selected cells as CSV</source>
+        <translation>已将选中的单元格复制为 CSV</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="159"/>
+        <source>Nothing to copy: select a value first</source>
+        <translation>没有可复制的内容：请先选择一个值</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="162"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="191"/>
+        <source>Copied {0}</source>
+        <translation>已复制 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="174"/>
+        <source>Copied the selected cells as a NumPy literal</source>
+        <translation>已将选中的单元格复制为 NumPy 字面量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="185"/>
+        <source>Nothing to copy as NumPy: select a tensor or array</source>
+        <translation>无法复制为 NumPy：请选择一个张量或数组</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="188"/>
+        <source>Too large to copy as a literal: select cells in the Values table</source>
+        <translation>太大，无法复制为字面量：请在数值表中选择单元格</translation>
     </message>
 </context>
 <context>
@@ -193,6 +257,19 @@
         <location filename="../../src/tensor_explorer/qt/errors.py" line="58"/>
         <source>An unexpected error occurred; your work is still here.</source>
         <translation>发生了意外错误；你的工作内容仍然保留。</translation>
+    </message>
+</context>
+<context>
+    <name>FindBar</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="59"/>
+        <source>Find a value by name…</source>
+        <translation>按名字查找值…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="60"/>
+        <source>Type part of a name; Enter or a click selects the value</source>
+        <translation>输入名字的一部分；按 Enter 或点击即可选中该值</translation>
     </message>
 </context>
 <context>
@@ -484,17 +561,17 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="710"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
         <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
         <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="706"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="710"/>
         <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
         <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="702"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="706"/>
         <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
         <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
@@ -584,7 +661,72 @@
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="775"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="466"/>
+        <source>Graph of {0}: {1}, {2}</source>
+        <translation>{0} 的计算图：{1}，{2}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="468"/>
+        <source>1 node</source>
+        <translation>1 个节点</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="468"/>
+        <source>{0} nodes</source>
+        <translation>{0} 个节点</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="469"/>
+        <source>1 edge</source>
+        <translation>1 条边</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="469"/>
+        <source>{0} edges</source>
+        <translation>{0} 条边</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="473"/>
+        <source>1 module call</source>
+        <translation>1 次模块调用</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="473"/>
+        <source>{0} module calls</source>
+        <translation>{0} 次模块调用</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
+        <source>1 run of repeated blocks</source>
+        <translation>1 组重复块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
+        <source>{0} runs of repeated blocks</source>
+        <translation>{0} 组重复块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="476"/>
+        <source>1 block</source>
+        <translation>1 个块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="476"/>
+        <source>{0} blocks</source>
+        <translation>{0} 个块</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="477"/>
+        <source>1 chain</source>
+        <translation>1 条运算链</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="477"/>
+        <source>{0} chains</source>
+        <translation>{0} 条运算链</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="779"/>
         <source>{0} backward call(s) ran, then: {1}</source>
         <translation>运行了 {0} 次 backward，之后：{1}</translation>
     </message>
@@ -615,7 +757,7 @@
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="762"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
@@ -625,32 +767,32 @@
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="716"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="720"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="704"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="477"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="481"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="720"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="724"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="718"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="503"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="507"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
@@ -660,122 +802,122 @@
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="668"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="731"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
         <source>outputs {0}</source>
         <translation>输出 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="770"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="745"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="676"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="771"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="775"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="767"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="771"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="695"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
         <source>Expanded {0} repeated blocks of {1} operations each.</source>
         <translation>展开了 {0} 个重复块，每块 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="694"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
         <source>Expanded block {0} of {1} ({2} operations).</source>
         <translation>展开了第 {0} 块（共 {1} 块，{2} 个运算）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="671"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="675"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="667"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="671"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="675"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="679"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="758"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="680"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="750"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="749"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="753"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="732"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="721"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="725"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
@@ -795,172 +937,147 @@
         <translation>把展开过的分组重新折叠（回到最初的视图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="465"/>
-        <source>Graph of {0}: {1} nodes, {2} edges</source>
-        <translation>{0} 的计算图：{1} 个节点，{2} 条边</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="470"/>
-        <source>{0} module call(s)</source>
-        <translation>{0} 次模块调用</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="471"/>
-        <source>{0} run(s) of repeated blocks</source>
-        <translation>{0} 组重复块</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="472"/>
-        <source>{0} block(s)</source>
-        <translation>{0} 个块</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="473"/>
-        <source>{0} chain(s)</source>
-        <translation>{0} 条运算链</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="478"/>
         <source>(folded: {0}; click a group to open it)</source>
         <translation>（已折叠：{0}；点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="664"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="668"/>
         <source>(meta: no values)</source>
         <translation>（meta：没有数值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="665"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="669"/>
         <source>A chain of operations with one input and one consumer each.</source>
         <translation>一条运算链：每个运算只有一个输入和一个使用者。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="666"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="670"/>
         <source>A leaf: backward accumulates its gradient into .grad.</source>
         <translation>叶子：backward 把它的梯度累积到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="673"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="677"/>
         <source>block {0} of {1}</source>
         <translation>第 {0} 块，共 {1} 块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="674"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="678"/>
         <source>call {0}</source>
         <translation>第 {0} 次调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="685"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
         <source>Click for its saved tensors.</source>
         <translation>点击查看它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="686"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="690"/>
         <source>click to expand</source>
         <translation>点击展开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="691"/>
         <source>constant · {0}</source>
         <translation>常量 · {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
         <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
         <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="701"/>
         <source>Folded the groups again.</source>
         <translation>已把分组重新折叠。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="702"/>
         <source>grad (retained) = {0}</source>
         <translation>grad（保留）= {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="703"/>
         <source>gradient stops here</source>
         <translation>梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="701"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="705"/>
         <source>leaf {0} {1}</source>
         <translation>叶子 {0} {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="715"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="719"/>
         <source>no grad</source>
         <translation>无梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="725"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
         <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
         <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
         <source>Opened {0}: the {1} operations this call made.</source>
         <translation>已展开 {0}：这次调用所做的 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="730"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
         <source>out {0}:</source>
         <translation>输出 {0}：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="738"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="742"/>
         <source>re-running the program failed: {0}</source>
         <translation>重新运行程序失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="739"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
         <source>root</source>
         <translation>根</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
         <source>root: {0}</source>
         <translation>根：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="742"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
         <source>saved tensor changed in place!</source>
         <translation>保存的张量被原地修改了！</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="747"/>
         <source>The gradient list is not a rectangular list of numbers ({0}).</source>
         <translation>梯度列表不是规整的数字列表（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="750"/>
         <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
         <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="757"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
         <source>The operations one call of {0} made. Click to show them.</source>
         <translation>{0} 一次调用所做的运算。点击展开查看。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="758"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="762"/>
         <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
         <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="776"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="780"/>
         <source>{0} calls in a row</source>
         <translation>连续 {0} 次调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="777"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="781"/>
         <source>{0} ops</source>
         <translation>{0} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="782"/>
         <source>{0} × {1} ops</source>
         <translation>{0} × {1} 个运算</translation>
     </message>
@@ -1407,212 +1524,232 @@
 <context>
     <name>InspectorPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="194"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="202"/>
         <source>fact</source>
         <extracomment>groups to show collapsed and scroll positions to restore when statistics computed in the background arrive after a language switch (see :meth:`retranslate`)</extracomment>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="194"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="202"/>
         <source>value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="195"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="203"/>
         <source>statistics %p%</source>
         <translation>统计 %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="305"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="313"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="309"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="317"/>
         <source>repr</source>
         <translation>repr</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="355"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="363"/>
         <source>{0} ({1} frozen)</source>
         <translation>{0}（{1} 个被冻结）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="356"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="364"/>
         <source>training (train())</source>
         <translation>训练模式（train()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="356"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="364"/>
         <source>evaluation (eval())</source>
         <translation>评估模式（eval()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="358"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="367"/>
+        <source>{0}; 1 submodule in the other mode</source>
+        <translation>{0}；1 个子模块处于另一模式</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="368"/>
         <source>{0}; {1} submodules in the other mode</source>
         <translation>{0}；有 {1} 个子模块处于另一种模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="360"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="370"/>
+        <source>{0} in 1 tensor</source>
+        <translation>{0}，共 1 个张量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="371"/>
         <source>{0} in {1} tensors</source>
         <translation>{0}，共 {1} 个张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="372"/>
+        <source>{0} of 1 parameter has .grad</source>
+        <translation>1 个参数中有 {0} 个有 .grad</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="373"/>
         <source>{0} of {1} parameters have .grad</source>
         <translation>{1} 个参数中有 {0} 个有 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="365"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="374"/>
+        <source>{0} (1 element)</source>
+        <translation>{0}（1 个元素）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="375"/>
         <source>{0} ({1} elements)</source>
         <translation>{0} 个（{1} 个元素）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="380"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="395"/>
         <source>Module</source>
         <translation>模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="400"/>
         <source>Parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="386"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="401"/>
         <source>Buffers</source>
         <translation>缓冲区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="394"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="409"/>
         <source>{0} more: expand {1} in the Workspace panel</source>
         <translation>还有 {0} 个：在工作区面板中展开 {1} 查看</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="398"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="413"/>
         <source>not initialized yet (lazy module)</source>
         <translation>尚未初始化（惰性模块）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="406"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="421"/>
         <source>Double-click to inspect {0}.{1}</source>
         <translation>双击查看 {0}.{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="417"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="448"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="432"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="463"/>
         <source>How it was made</source>
         <translation>如何得到</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="421"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="436"/>
         <source>a parameter of {0} ({1})</source>
         <translation>{0}（{1}）的参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="422"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="437"/>
         <source>a buffer of {0} ({1})</source>
         <translation>{0}（{1}）的缓冲区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="423"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="438"/>
         <source>a submodule of {0} ({1})</source>
         <translation>{0}（{1}）的子模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="424"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="439"/>
         <source>belongs to</source>
         <translation>所属模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="425"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="440"/>
         <source>The module that holds it; the module&apos;s parameters(), state_dict() and optimizer include it.</source>
         <translation>持有它的模块；该模块的 parameters()、state_dict() 和优化器都包含它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="427"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="442"/>
         <source>code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="428"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="443"/>
         <source>How to reach it in Python.</source>
         <translation>在 Python 中如何访问它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="432"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="447"/>
         <source>shared with</source>
         <translation>共享于</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="433"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="448"/>
         <source>The same object is registered under this name too: a change to one is a change to the other.</source>
         <translation>同一个对象也以这个名字注册：改动其中一个就是改动另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="439"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="450"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="465"/>
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="439"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="450"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="465"/>
         <source>handed in (file or explore())</source>
         <translation>直接传入（文件或 explore()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="441"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="453"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="456"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="468"/>
         <source>statement</source>
         <translation>语句</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="442"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="457"/>
         <source>The code that bound {0}, the module it belongs to.</source>
         <translation>绑定 {0}（它所属的模块）的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="469"/>
         <source>The code that bound this name.</source>
         <translation>绑定这个名字的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="456"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="471"/>
         <source>grad mode</source>
         <translation>梯度模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="457"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="472"/>
         <source>The autograd mode in force when it was made.</source>
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="461"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="476"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="503"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="519"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="512"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="528"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="513"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="529"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="617"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="665"/>
         <source>No common mistakes found.</source>
         <translation>没有发现常见错误。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="618"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="666"/>
         <source>Select a value to inspect it.</source>
         <translation>选择一个值来检查它。</translation>
     </message>
@@ -1628,119 +1765,129 @@
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="207"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="221"/>
         <source>◀ Previous</source>
-        <extracomment>how much larger than the interface the lesson text is (it is read from the back of a room) the message shown instead of a step (its title, re-translated; its detail), if any</extracomment>
+        <extracomment>how much larger than the interface the lesson text is (it is read from the back of a room) asked before a lesson replaces the workspace (``what`` happens): True to go on the message shown instead of a step (its title, re-translated; its detail), if any</extracomment>
         <translation>◀ 上一步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="208"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="222"/>
         <source>Previous step (PageUp, Alt+Left)</source>
         <translation>上一步（PageUp、Alt+←）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="209"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="223"/>
         <source>Next ▶</source>
         <translation>下一步 ▶</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="210"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="224"/>
         <source>Next step (PageDown, Alt+Right)</source>
         <translation>下一步（PageDown、Alt+→）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="211"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="225"/>
         <source>Reset</source>
         <translation>重来</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="212"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="226"/>
         <source>Clear the workspace and start the lesson again</source>
         <translation>清空工作区，从头开始这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="267"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="281"/>
         <source>The shipped lessons could not be read</source>
         <translation>无法读取内置课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="289"/>
         <source>Open lesson file…</source>
         <translation>打开课程文件…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="307"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="321"/>
         <source>This lesson cannot be opened</source>
         <translation>无法打开这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="357"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="324"/>
+        <source>Opening the lesson “{0}” replaces them.</source>
+        <translation>打开课程“{0}”会替换它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="375"/>
         <source>It could not be trusted: {0}</source>
         <translation>无法信任它：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="372"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="390"/>
         <source>Open lesson</source>
         <translation>打开课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="373"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="391"/>
         <source>Lessons (*.md)</source>
         <translation>课程 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="572"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="602"/>
         <source>Running step {0}…</source>
         <translation>正在运行第 {0} 步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="652"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="682"/>
         <source>✗ Step {0} did not go as planned while replaying</source>
         <translation>✗ 重放时第 {0} 步没有按预期进行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="658"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="688"/>
         <source>Skipped: this step {0}.</source>
         <translation>已跳过：这一步{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="663"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="693"/>
         <source>✗ The code failed: {0}</source>
         <translation>✗ 代码出错：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="670"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="700"/>
         <source>This error is the point of this step:</source>
         <translation>这个错误正是这一步要演示的：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="673"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="703"/>
         <source>line {0}: </source>
         <translation>第 {0} 行：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="682"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="712"/>
         <source>needs a CUDA GPU, and this machine has none</source>
         <translation>需要 CUDA GPU，而这台机器没有</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="695"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="725"/>
         <source>Choose a lesson.</source>
         <translation>请选择一节课。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="385"/>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="699"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="403"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="729"/>
         <source>Step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="338"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="356"/>
         <source>{0} came from a file and runs restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，正在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="701"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="731"/>
+        <source>1 step</source>
+        <translation>共 1 步</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="732"/>
         <source>{0} steps</source>
         <translation>共 {0} 步</translation>
     </message>
@@ -1754,596 +1901,659 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/app.py" line="100"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="665"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="668"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="672"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="725"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="706"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="709"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="713"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="768"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="319"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="305"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="319"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="320"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="306"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="320"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="307"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="321"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="307"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="321"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="308"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="322"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="309"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="323"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="398"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="421"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="304"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="318"/>
         <source>Lesson</source>
-        <extracomment>set by the app after the window is made (absent in screenshots and tests) parent of the actions one build of the UI makes (deleted when the UI is rebuilt) the program from a file that ran restricted, for the Trust button: path, bytes, text</extracomment>
+        <extracomment>set by the app after the window is made (absent in screenshots and tests) parent of the actions one build of the UI makes (deleted when the UI is rebuilt) undo/redo of the workspace&apos;s changes, and whether there is unsaved work ask before unsaved work would be lost (the real app; not screenshots, tests, nor runs that must not wait on a person: TENSOR_EXPLORER_NO_DIALOGS) Edit ▸ Copy, Copy as NumPy literal, Find value the program from a file that ran restricted, for the Trust button: path, bytes, text</extracomment>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="399"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="415"/>
+        <source>&amp;New workspace</source>
+        <translation>新建工作区(&amp;N)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="416"/>
+        <source>Start again with an empty workspace (Edit ▸ Undo brings it back)</source>
+        <translation>从空工作区重新开始（编辑 ▸ 撤销可找回）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="419"/>
+        <source>Reopen &amp;last session</source>
+        <translation>重新打开上次的会话(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="420"/>
+        <source>The values and history the window had when it was last closed</source>
+        <translation>窗口上次关闭时的值和历史</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="422"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="401"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="424"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="403"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="426"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="405"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="428"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="409"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="432"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="411"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="434"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="414"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="437"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="415"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="438"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="416"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="439"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="417"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="440"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="419"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="442"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="422"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="445"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="424"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="447"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="427"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="450"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="429"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="452"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="431"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="455"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="439"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="466"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="444"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="478"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="447"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="481"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="453"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="487"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="463"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="497"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="464"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="785"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="498"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="881"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="466"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="789"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="500"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="885"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="469"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="503"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="617"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="654"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="617"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="654"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="636"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="661"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="668"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="673"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="841"/>
         <source>Save session</source>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="624"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="661"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="841"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="631"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="668"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="639"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="676"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="685"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="689"/>
+        <source>Opening the session “{0}” replaces them.</source>
+        <translation>打开会话“{0}”会替换它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="726"/>
         <source>{0} came from a file and ran restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，已在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="702"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="743"/>
         <source>Could not trust {0}</source>
         <translation>无法信任 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="714"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="755"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="721"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="764"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="761"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="762"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="805"/>
+        <source>Wait for the running program to finish (or stop it) first.</source>
+        <translation>请先等待正在运行的程序结束（或停止它）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="807"/>
+        <source>A new workspace replaces them.</source>
+        <translation>新建工作区会替换它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="856"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="857"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="769"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="865"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="771"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="865"/>
+        <source>1 value</source>
+        <translation>1 个值</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="867"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="777"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="873"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="777"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="873"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="874"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="778"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="874"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="779"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="875"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="779"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="875"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="780"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="876"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="780"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="876"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="781"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="877"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="790"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="886"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="797"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="802"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="893"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="898"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="798"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="894"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="802"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="898"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="808"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="904"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="909"/>
+        <source>Quitting closes them.</source>
+        <translation>退出会关闭它们。</translation>
     </message>
 </context>
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="232"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="276"/>
         <source>Each grey strip is one block of memory (an allocation), its bytes numbered from 0. Each coloured row under it is a value, drawn on the bytes it reads. Values in the same strip share memory; a separate strip is separate memory. Hover a cell to light up every element that reads the same bytes.</source>
         <translation>每个灰色条带是一块内存（一次分配），字节从 0 开始编号。条带下方每一行彩色格子是一个值，画在它读取的字节上。在同一条带中的值共享内存；不同条带就是不同的内存。把鼠标停在一个格子上，读取相同字节的所有元素都会亮起来。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="238"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="282"/>
         <source>Values that share memory</source>
         <translation>共享内存的值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
         <source>a</source>
         <translation>a</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
         <source>b</source>
         <translation>b</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
         <source>relation</source>
         <translation>关系</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="240"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
         <source>shared bytes</source>
         <translation>共享字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="241"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="288"/>
         <source>why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="306"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="358"/>
         <source>alias: the same bytes</source>
         <translation>别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="307"/>
-        <source>contains: b is part of a</source>
-        <translation>包含：b 是 a 的一部分</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="308"/>
-        <source>inside: a is part of b</source>
-        <translation>位于其中：a 是 b 的一部分</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="309"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="359"/>
         <source>overlap: some bytes in common</source>
         <translation>重叠：有部分共同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="310"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="360"/>
         <source>same storage, different bytes</source>
         <translation>同一存储，不同字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="315"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="369"/>
         <source>Both read exactly the same bytes: writing one changes the other.</source>
         <translation>两者读取完全相同的字节：写入一个就会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="316"/>
-        <source>Every byte of b is also a byte of a (b is a slice, column or diagonal of a): writing b changes a.</source>
-        <translation>b 的每个字节也是 a 的字节（b 是 a 的切片、列或对角线）：写入 b 会改变 a。</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="318"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="370"/>
         <source>They share some bytes, and each has bytes the other lacks.</source>
         <translation>它们有部分共同的字节，并且各自都有对方没有的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="319"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="371"/>
         <source>One allocation, but no byte in common: writing one never changes the other.</source>
         <translation>同一块内存，但没有共同的字节：写入一个永远不会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="236"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="280"/>
         <source>Hover a cell: its bytes and every element that reads them light up. Wheel over a strip zooms into its bytes; double-click zooms out.</source>
         <translation>鼠标停在格子上：它的字节以及读取这些字节的所有元素都会亮起。在条带上滚动滚轮可放大字节；双击缩小。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="229"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="273"/>
         <source>Grey strip = one block of memory. Rows = values, drawn on the bytes they read. Same strip = shared memory. Hover a cell.</source>
+        <extracomment>drawings with at most this many rows (strip headers and values) get all their items at once scene items are made for this far above and below the visible part (pixels, at scale 1) longest one turn of laying the drawing&apos;s rows out (the rest: next turns), and the rows it lays out at least (a screenful)</extracomment>
         <translation>灰色条带 = 一块内存。每一行 = 一个值，画在它读取的字节上。同一条带 = 共享内存。把鼠标停在格子上试试。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="397"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="354"/>
+        <source>contains: {1} is part of {0}</source>
+        <translation>包含：{1} 是 {0} 的一部分</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="356"/>
+        <source>inside: {0} is part of {1}</source>
+        <translation>位于其中：{0} 是 {1} 的一部分</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="366"/>
+        <source>Every byte of {1} is also a byte of {0} ({1} is a slice, column or diagonal of {0}): writing {1} changes {0}.</source>
+        <translation>{1} 的每个字节也是 {0} 的字节（{1} 是 {0} 的切片、列或对角线）：写入 {1} 会改变 {0}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="377"/>
+        <source>overlap? counting…</source>
+        <translation>重叠？正在计数…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="498"/>
         <source>The memory drawing failed: {0}</source>
         <translation>内存图绘制失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="481"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="547"/>
+        <source>Counting the shared bytes of 1 pair…</source>
+        <translation>正在计算 1 对值的共享字节…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="548"/>
+        <source>Counting the shared bytes of {0} pairs…</source>
+        <translation>正在计算 {0} 对值的共享字节…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="550"/>
         <source>Own memory (no other value reads its bytes): {0}</source>
         <translation>独占内存（没有其他值读取它的字节）：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="484"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="553"/>
         <source>Not tensors or arrays, not drawn: {0}</source>
         <translation>不是张量或数组，未绘制：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="575"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="722"/>
         <source>No tensors or arrays in the workspace yet.</source>
         <translation>工作区中还没有张量或数组。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="580"/>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="618"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="731"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="784"/>
         <source>bytes</source>
         <translation>字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="596"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="757"/>
         <source>Only {0} reads this memory: it has bytes of its own.</source>
         <translation>只有 {0} 读取这块内存：它拥有自己的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="606"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="767"/>
         <source>no bytes</source>
         <translation>没有字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="625"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="787"/>
         <source>bytes {0}–{1} of {2}, drawn as ranges</source>
         <translation>{2} 中的字节 {0}–{1}，按区间绘制</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="627"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="789"/>
         <source>bytes {0}–{1} of {2}</source>
         <translation>{2} 中的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="929"/>
         <source>Allocation {0}: none, on {1}</source>
         <translation>内存块 {0}：无，位于 {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="685"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="930"/>
         <source>{0} bytes</source>
         <translation>{0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="687"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="932"/>
         <source> ({0} bytes)</source>
         <translation>（{0} 字节）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="689"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="934"/>
         <source>Allocation {0}: {1}{2} on {3}</source>
         <translation>内存块 {0}：{1}{2}，位于 {3}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="691"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="936"/>
         <source>, one cell = {0} bytes</source>
         <translation>，每格 = {0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="693"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="938"/>
         <source>, owner: {0}</source>
         <translation>，所有者：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="697"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="942"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="697"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="942"/>
         <source>NumPy array</source>
         <translation>NumPy 数组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="706"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="951"/>
         <source>stride {0}</source>
         <translation>步长 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="707"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="952"/>
         <source>offset {0}</source>
         <translation>偏移 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="711"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="956"/>
         <source>version {0} → {1}</source>
         <translation>版本 {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="713"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="958"/>
         <source>version {0}</source>
         <translation>版本 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="715"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="960"/>
         <source>up to {0} elements read one element&apos;s bytes</source>
         <translation>最多有 {0} 个元素读取同一个元素的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="717"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="962"/>
         <source>×{0}: each cell is read by {0} elements</source>
         <translation>×{0}：每个格子被 {0} 个元素读取</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="725"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="970"/>
         <source>changed by the last write: {0} cell(s), outlined</source>
         <translation>被上次写入改变：{0} 个格子（已描边）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="727"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="972"/>
         <source>; version unchanged: torch does not count writes made through NumPy</source>
         <translation>；版本号不变：torch 不记录通过 NumPy 的写入</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="735"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="980"/>
         <source>alias of {0}: the same bytes</source>
         <translation>{0} 的别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="736"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="981"/>
         <source>view inside {0}: part of its bytes</source>
         <translation>{0} 内部的视图：它的部分字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="864"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1110"/>
         <source>: bytes {0}–{1} of allocation {2}.</source>
         <translation>：内存块 {2} 的字节 {0}–{1}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="873"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1119"/>
         <source> and {0} more</source>
         <translation> 以及另外 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="875"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1121"/>
         <source>The same bytes are read by: {0}.</source>
         <translation>读取相同字节的还有：{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="877"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1123"/>
         <source>No other element reads these bytes.</source>
         <translation>没有其他元素读取这些字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="880"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1126"/>
         <source>Not by {0}: separate memory.</source>
         <translation>{0} 不读取：它是独立的内存。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="898"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1144"/>
         <source>Bytes {0}–{1} of allocation {2}</source>
         <translation>内存块 {2} 的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="901"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1147"/>
         <source>read by {0}.</source>
         <translation>被 {0} 读取。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="904"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1150"/>
         <source>no value reads them.</source>
         <translation>没有值读取它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="479"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="544"/>
         <source>No two values share memory.</source>
         <translation>没有两个值共享内存。</translation>
     </message>
@@ -2494,15 +2704,73 @@
     </message>
 </context>
 <context>
+    <name>UndoController</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="71"/>
+        <source>This change cannot be undone ({0}); what could be undone before it is forgotten.</source>
+        <translation>这一更改无法撤销（{0}）；之前可撤销的操作已清除。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="89"/>
+        <source>&amp;Undo {0}</source>
+        <translation>撤销 {0}(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="90"/>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="91"/>
+        <source>&amp;Redo {0}</source>
+        <translation>重做 {0}(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="92"/>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="99"/>
+        <source>Undid: {0}</source>
+        <translation>已撤销：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="103"/>
+        <source>Redid: {0}</source>
+        <translation>已重做：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="109"/>
+        <source>Wait for the running program to finish (or stop it) first.</source>
+        <translation>请先等待正在运行的程序结束（或停止它）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="126"/>
+        <source>Unsaved work</source>
+        <translation>未保存的工作</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="127"/>
+        <source>The workspace has values you made that are not saved. {0}</source>
+        <translation>工作区中有你创建但尚未保存的值。{0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="129"/>
+        <source>Save them in a session first? (Edit ▸ Undo also brings them back.)</source>
+        <translation>要先把它们保存为会话吗？（编辑 ▸ 撤销也能找回它们。）</translation>
+    </message>
+</context>
+<context>
     <name>ValuesDock</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="100"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="104"/>
         <source>this value is not in the workspace</source>
         <extracomment>panels built only when first shown or used (start-up builds what is visible)</extracomment>
         <translation>这个值不在工作区中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="106"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="110"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
@@ -2510,172 +2778,172 @@
 <context>
     <name>ValuesPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="376"/>
         <source>Chart</source>
-        <extracomment>every view the panel can show (``ValuesPanel.current_view()``) most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)</extracomment>
+        <extracomment>every view the panel can show (``ValuesPanel.current_view()``) at most this many cells in view get their number drawn in the heatmap most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)</extracomment>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="376"/>
         <source>Table</source>
         <translation>表格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="377"/>
         <source>Draw the values (number, plot or heatmap) or list them in a table</source>
         <translation>以图形（数字、曲线或热图）显示数值，或以表格列出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="366"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="379"/>
         <source>show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="368"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="381"/>
         <source>magnitude |z|</source>
         <translation>模 |z|</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="368"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="381"/>
         <source>phase (radians)</source>
         <translation>相位（弧度）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="369"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="840"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="382"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="933"/>
         <source>real part</source>
         <translation>实部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="369"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="840"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="382"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="933"/>
         <source>imaginary part</source>
         <translation>虚部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="370"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="383"/>
         <source>Which part of the complex numbers is drawn</source>
         <translation>绘制复数的哪一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="384"/>
         <source>rows</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="372"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="385"/>
         <source>columns</source>
         <translation>列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="373"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="386"/>
         <source>The axis drawn downwards</source>
         <translation>纵向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="374"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="387"/>
         <source>The axis drawn across</source>
         <translation>横向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="375"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="388"/>
         <source>computing preview… %p%</source>
         <translation>正在计算预览… %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="396"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="429"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="409"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="442"/>
         <source>No value selected.</source>
         <translation>未选择任何值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="545"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="573"/>
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="576"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="386"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="567"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="399"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="595"/>
         <source>axis {axis} ({size})</source>
         <translation>轴 {axis}（{size}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="391"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="595"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="835"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="836"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="404"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="623"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="928"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="929"/>
         <source>axis {axis}</source>
         <translation>轴 {axis}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="393"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="600"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="406"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="628"/>
         <source>Which index of axis {axis} is shown</source>
         <translation>显示轴 {axis} 的哪个下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="617"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="645"/>
         <source>index {i} of 0–{last}</source>
         <translation>下标 {i}（0–{last}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="404"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="675"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="417"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="703"/>
         <source>computing preview…</source>
         <translation>正在计算预览…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="831"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="924"/>
         <source>index</source>
         <translation>下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="839"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="932"/>
         <source>magnitude</source>
         <translation>模</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="839"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="932"/>
         <source>phase</source>
         <translation>相位</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="848"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="941"/>
         <source>preview: 1 of every {r} elements of {size}</source>
         <translation>预览：{size} 中每 {r} 个元素取 1 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="852"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="945"/>
         <source>preview: 1 of every {r} rows and 1 of every {c} columns of {size}</source>
         <translation>预览：{size} 中每 {r} 行取 1 行、每 {c} 列取 1 列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="855"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="948"/>
         <source>1 = True, 0 = False</source>
         <translation>1 = True，0 = False</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="860"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="953"/>
         <source>showing {expr}</source>
         <translation>显示 {expr}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="872"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="965"/>
         <source>shown</source>
         <translation>已显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="875"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="968"/>
         <source>row and column headers give the true index</source>
         <translation>行列标题给出真实下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="1034"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="1139"/>
         <source>Not written: </source>
         <translation>未写入：</translation>
     </message>

@@ -51,7 +51,7 @@ def make_window(qtbot: QtBot, tmp_path: Path) -> Iterator[Callable[..., object]]
 
     made: list[MainWindow] = []
 
-    def make(ws: Workspace | None = None, remember: bool = False) -> MainWindow:
+    def make(ws: Workspace | None = None, remember: bool = False, ask: bool = False) -> MainWindow:
         settings = (
             QtCore.QSettings(
                 os.environ["TENSOR_EXPLORER_SETTINGS"], QtCore.QSettings.Format.IniFormat
@@ -60,12 +60,15 @@ def make_window(qtbot: QtBot, tmp_path: Path) -> Iterator[Callable[..., object]]
             else None
         )
         win = MainWindow(ws or Workspace(), settings=settings)
-        qtbot.addWidget(win)
+        win.ask_before_losing_work = ask  # a modal question would wait forever in a test
+        qtbot.addWidget(win, before_close_func=lambda w: setattr(w, "ask_before_losing_work",
+                                                                 False))
         made.append(win)
         return win
 
     yield make
-    for win in made:  # no program may outlive its test
+    for win in made:  # no program may outlive its test; closing asks nothing
+        win.ask_before_losing_work = False
         win.runner.stop()
         win.runner.wait(5.0)
 

@@ -22,7 +22,9 @@ def fail(qtbot: QtBot, win, source: str) -> object:
 
 
 def run(qtbot: QtBot, win, source: str) -> None:
-    with qtbot.waitSignals([win.runner.busy_changed, win.runner.busy_changed], timeout=20_000):
+    # until it is no longer busy (one signal: waitSignals on the same signal twice is fragile)
+    with qtbot.waitSignal(win.runner.busy_changed, timeout=20_000,
+                          check_params_cb=lambda busy: not busy):
         win.runner.run(source)
     QtWidgets.QApplication.processEvents()
 

@@ -135,8 +135,8 @@ def test_language_switch_keeps_backward_state_and_says_it_in_chinese(
     assert panel.gradient_edit.placeholderText() == tr(
         "not needed: the root is a single number")
     assert panel.retain_combo.itemText(0) == tr("(none)") != "(none)"
-    assert panel.title.text() == tr("Graph of {0}: {1} nodes, {2} edges").format(
-        "y", 3, 2)
+    assert panel.title.text() == tr("Graph of {0}: {1}, {2}").format(
+        "y", tr("{0} nodes").format(3), tr("{0} edges").format(2))
     plot = panel.history_view.plot
     assert plot.getAxis("bottom").labelText == tr_history("call") != "call"
     headers = [panel.history_view.table.horizontalHeaderItem(c).text() for c in range(4)]
@@ -203,10 +203,11 @@ def test_expanded_groups_legend_and_constants_follow_the_language(
     graph = panel.graph
     assert graph is not None
     assert panel.title.text() == (
-        tr("Graph of {0}: {1} nodes, {2} edges").format(
-            "loss", len(graph.nodes), len(graph.edges)) + " "
+        tr("Graph of {0}: {1}, {2}").format(
+            "loss", tr("{0} nodes").format(len(graph.nodes)),
+            tr("{0} edges").format(len(graph.edges))) + " "
         + tr("(folded: {0}; click a group to open it)").format(
-            tr("{0} block(s)").format(58)))
+            tr("{0} blocks").format(58)))
 
     win.set_language("en")
     assert panel.expanded == expanded

@@ -61,7 +61,7 @@ def test_a_two_layer_module_shows_its_module_boxes(qtbot: QtBot,
     assert titles == {"net.hidden · Linear", "net.out · Linear"}
     leaves = {title for _, kind, title in panel.shown_nodes() if kind == "leaf"}
     assert leaves == {"net.hidden.weight", "net.hidden.bias", "net.out.weight", "net.out.bias"}
-    assert "2 module call(s)" in panel.title.text()
+    assert "2 module calls" in panel.title.text()
     box = next(k for k, _, t in panel.shown_nodes() if t == "net.out · Linear")
     graph = panel.graph
     panel.view.node_clicked.emit(box)

@@ -84,7 +84,8 @@ def check_texts(win: Any) -> None:
     assert console.device_label.text() == translated("ConsolePanel", "device:")
     assert console.device.itemText(0) == translated("ConsolePanel", "default device")
     assert console.editor.placeholderText() == translated(
-        "ConsolePanel", "Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them")
+        "ConsolePanel", "Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them, ↑/↓ "
+        "bring back earlier ones")
 
     assert lesson.prev_button.text() == translated("LessonPanel", "◀ Previous")
     assert lesson.next_button.text() == translated("LessonPanel", "Next ▶")
@@ -210,8 +211,12 @@ def test_language_switch_keeps_every_panel_and_its_state(qtbot: QtBot, make_wind
     edit_actions = [a for a in win.menuBar().actions() if a.text() == translated(
         "MainWindow", "&Edit")]
     [edit] = edit_actions
-    assert edit.menu().actions() == [ws_panel.rename_action, ws_panel.duplicate_action,
-                                     ws_panel.delete_action]
+    shown = [a for a in edit.menu().actions() if not a.isSeparator()]
+    workspace_actions = [ws_panel.rename_action, ws_panel.duplicate_action,
+                         ws_panel.delete_action]
+    assert [a for a in shown if a in workspace_actions] == workspace_actions
+    assert win.edit.copy_action in shown and win.edit.find_action in shown
+    assert win.edit.copy_action.text() == tr("EditActions", "&Copy")  # (in the .ts: i18n test)
 
     # and the lesson goes on from where it was, in Chinese
     wait_step(qtbot, win, 4, lesson.next_step)

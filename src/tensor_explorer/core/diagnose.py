@@ -34,6 +34,7 @@ class Diagnosis:
     code: str
     severity: str
     message: str
+    title: str = ""  # a few words that name the finding (``TITLES``), in the same language
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,9 +145,37 @@ MESSAGES: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
+#: code -> {language: title}: what a person reads first (the code is for programs)
+TITLES: dict[str, dict[str, str]] = {
+    "nonfinite": {"en": "NaN or Inf values", "zh": "含有 NaN 或 Inf"},
+    "meta-device": {"en": "On the meta device: no values", "zh": "在 meta 设备上：没有数值"},
+    "inference-tensor": {"en": "Made in inference mode", "zh": "在 inference_mode 下创建"},
+    "internal-overlap": {"en": "Elements share memory", "zh": "元素共享内存"},
+    "non-contiguous": {"en": "Not contiguous: view() fails",
+                       "zh": "不连续：view() 会失败"},
+    "grad-none-no-requires-grad": {"en": "No gradient: requires_grad is False",
+                                   "zh": "没有梯度：requires_grad 为 False"},
+    "grad-none-not-leaf": {"en": "No .grad: not a leaf", "zh": "没有 .grad：不是叶子张量"},
+    "grad-none-no-backward": {"en": "No .grad yet: no backward() reached it",
+                              "zh": "还没有 .grad：backward() 尚未传到"},
+    "integer-features": {"en": "Integer features", "zh": "特征是整数类型"},
+    "float-labels": {"en": "Float class labels", "zh": "类别标签是浮点类型"},
+    "labels-not-long": {"en": "Labels are not int64", "zh": "标签不是 int64"},
+}
+
+
+def title(code: str, lang: str = "en") -> str:
+    """The human title of diagnosis ``code`` in ``lang`` (the code itself if it has none)."""
+    texts = TITLES.get(code)
+    if texts is None:
+        return code
+    return texts.get(lang, texts["en"])
+
+
 def _make(code: str, lang: str, **fields: object) -> Diagnosis:
     severity, texts = MESSAGES[code]
-    return Diagnosis(code, severity, texts.get(lang, texts["en"]).format(**fields))
+    return Diagnosis(code, severity, texts.get(lang, texts["en"]).format(**fields),
+                     title(code, lang))
 
 
 def _nonfinite(s: Stats, lang: str) -> Diagnosis | None:

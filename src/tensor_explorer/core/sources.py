@@ -35,6 +35,14 @@ def value_name(stem: str, taken: set[str] | None = None) -> str:
     return name
 
 
+def replaces_workspace(path: str | Path) -> bool:
+    """Whether opening ``path`` replaces the workspace's contents (a session file) rather
+    than adding to them."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    return suffix == SESSION_SUFFIX or (suffix not in (".py", ".npy", ".npz") and is_session(p))
+
+
 def open_into(
     ws: Workspace, path: str | os.PathLike[str], device: str | None = None
 ) -> list[str]:
@@ -56,7 +64,7 @@ def open_into(
         return [n for n in results[0].names if n in ws] if results else []
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix == SESSION_SUFFIX or (suffix not in (".py", ".npy", ".npz") and is_session(p)):
+    if replaces_workspace(p):
         return ws.load_session(p)  # replaces the workspace (LoadError: nothing changes)
     if suffix == ".py":
         try:

@@ -428,6 +428,8 @@ class Workspace:
         if self.running:
             raise RuntimeError("a program is running in this workspace; wait or cancel() it")
         open_session(path, into=self)
+        if self.track_changes:  # what could be undone does not lead to this state
+            self.events.not_undoable.emit("a session was opened")
         return self.names()
 
     # -- selection -----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ whether a previous run left a file, and :func:`restore` opens it as a new worksp
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -26,10 +27,14 @@ from typing import Any
 from PySide6 import QtCore
 
 from ..core import session
+from ..core.loading import LoadError
 from ..core.workspace import Workspace
 from .workers import Task
 
-__all__ = ["Autosaver", "default_path", "discard", "pending_recovery", "restore"]
+_log = logging.getLogger(__name__)
+
+__all__ = ["Autosaver", "default_path", "discard", "last_session_path", "pending_recovery",
+           "restore"]
 
 DEFAULT_INTERVAL_MS = 2000
 _EVENTS = ("added", "changed", "removed", "renamed", "ran", "selected")
@@ -45,6 +50,13 @@ def default_path() -> Path:
         QtCore.QStandardPaths.StandardLocation.AppDataLocation
     )
     return Path(base or Path.home() / ".tensor-explorer") / "recovery.txs"
+
+
+def last_session_path(recovery: str | os.PathLike[str]) -> Path:
+    """Where a clean quit keeps the workspace it closed (``last-session.txs`` beside the
+    recovery file), for File ▸ Reopen last session at the next start: nothing depends on a
+    crash to come back."""
+    return Path(recovery).with_name("last-session.txs")
 
 
 def pending_recovery(path: str | os.PathLike[str]) -> bool:
@@ -160,8 +172,12 @@ class Autosaver(QtCore.QObject):
         self._task = None
         self.failed.emit(message)
 
-    def finish(self, remove: bool = True) -> None:
-        """Stop saving (a clean exit): wait for a write in flight, then remove the file."""
+    def finish(self, remove: bool = True, keep_as: str | os.PathLike[str] | None = None) -> None:
+        """Stop saving (a clean exit): wait for a write in flight, then remove the file.
+
+        ``keep_as``: first write the workspace as it is now to that path (the last session,
+        kept until the next start); an empty workspace keeps nothing. A failed write is
+        logged and the quit goes on."""
         self._finished = True
         self._timer.stop()
         for name in _EVENTS:
@@ -169,5 +185,14 @@ class Autosaver(QtCore.QObject):
                 getattr(self.workspace.events, name).disconnect(self._on_event)
         if self._task is not None and self._task.running:
             QtCore.QThreadPool.globalInstance().waitForDone(10_000)
+        if keep_as is not None and (self.workspace.names() or self.workspace.history):
+            keep = Path(keep_as)
+            try:
+                keep.parent.mkdir(parents=True, exist_ok=True)
+                tmp = keep.with_name(keep.name + ".part")
+                session.write(session.capture(self.workspace), tmp)
+                os.replace(tmp, keep)
+            except (OSError, RuntimeError, LoadError) as exc:
+                _log.warning("could not keep the last session in %s: %s", keep, exc)
         if remove:
             discard(self.path)

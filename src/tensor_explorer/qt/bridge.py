@@ -14,7 +14,8 @@ from PySide6 import QtCore
 
 from ..core.workspace import Workspace
 
-_EVENTS = ("added", "changed", "removed", "renamed", "selected", "output", "ran")
+_EVENTS = ("added", "changed", "removed", "renamed", "selected", "output", "ran", "undoable",
+           "not_undoable")
 
 
 class WorkspaceBridge(QtCore.QObject):
@@ -27,6 +28,8 @@ class WorkspaceBridge(QtCore.QObject):
     selected = QtCore.Signal(object)
     output = QtCore.Signal(str)
     ran = QtCore.Signal(object)
+    undoable = QtCore.Signal(object)  # a Change (core/undo.py)
+    not_undoable = QtCore.Signal(str)
     #: any of the above: panels that simply redraw connect here (coalesced per event-loop turn)
     modified = QtCore.Signal()
 
@@ -60,6 +63,12 @@ class WorkspaceBridge(QtCore.QObject):
 
     def _on_ran(self, record: object) -> None:
         self.ran.emit(record)
+
+    def _on_undoable(self, change: object) -> None:
+        self.undoable.emit(change)
+
+    def _on_not_undoable(self, why: str) -> None:
+        self.not_undoable.emit(why)
 
     def _schedule(self, *_: Any) -> None:
         if not self._pending:

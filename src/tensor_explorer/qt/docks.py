@@ -71,17 +71,22 @@ def default_state() -> QtCore.QByteArray:
 
 
 def side_state(left: str) -> QtCore.QByteArray:
-    """``left`` on the left (full height), every other panel tabbed on the right, also full
-    height: the lesson layout (``left="lesson"``) and presentation mode's arrangement."""
+    """``left`` on the left (full height), every other panel tabbed on the right, with the
+    code bar below them (so where to type is in view from the first step): the lesson layout
+    (``left="lesson"``) and presentation mode's arrangement (which shows one of the right
+    panels at a time: the code bar, alone, then takes the whole right side)."""
 
     def arrange(tpl: QtWidgets.QMainWindow, docks: dict[str, Any]) -> None:
         area = QtCore.Qt.DockWidgetArea
         first = "values" if left != "values" else "workspace"
+        below = "console" if left != "console" else None
         tpl.addDockWidget(area.LeftDockWidgetArea, docks[left])
         tpl.addDockWidget(area.RightDockWidgetArea, docks[first])
+        if below is not None:  # before the tabs: Qt splits a tabbed dock into one more tab
+            tpl.splitDockWidget(docks[first], docks[below], QtCore.Qt.Orientation.Vertical)
         for name in ("values", "memory", "graph", "inspector", "workspace", "console", "build",
                      "code", "lesson"):
-            if name not in (left, first):
+            if name not in (left, first, below):
                 tpl.tabifyDockWidget(docks[first], docks[name])
         docks[first].raise_()
 

@@ -462,15 +462,19 @@ class GraphPanel(QtWidgets.QWidget):
         g, shown = s.graph, s.shown
         if g is None or shown is None:
             return self.tr("No graph")
-        text = self.tr("Graph of {0}: {1} nodes, {2} edges").format(
-            s.target or "", len(g.nodes), len(g.edges))
+        nodes, edges = len(g.nodes), len(g.edges)  # English says "1 node", "2 nodes"
+        text = self.tr("Graph of {0}: {1}, {2}").format(
+            s.target or "",
+            self.tr("1 node") if nodes == 1 else self.tr("{0} nodes").format(nodes),
+            self.tr("1 edge") if edges == 1 else self.tr("{0} edges").format(edges))
         if isinstance(shown, CollapsedGraph) and shown.groups:
             kinds = [i.kind for i in shown.info.values()]
-            parts = [text.format(n) for text, n in (
-                (self.tr("{0} module call(s)"), kinds.count("module")),
-                (self.tr("{0} run(s) of repeated blocks"), kinds.count("repeat")),
-                (self.tr("{0} block(s)"), kinds.count("block")),
-                (self.tr("{0} chain(s)"), kinds.count("chain"))) if n]
+            parts = [(one if n == 1 else many.format(n)) for one, many, n in (
+                (self.tr("1 module call"), self.tr("{0} module calls"), kinds.count("module")),
+                (self.tr("1 run of repeated blocks"), self.tr("{0} runs of repeated blocks"),
+                 kinds.count("repeat")),
+                (self.tr("1 block"), self.tr("{0} blocks"), kinds.count("block")),
+                (self.tr("1 chain"), self.tr("{0} chains"), kinds.count("chain"))) if n]
             text += " " + self.tr("(folded: {0}; click a group to open it)").format(
                 ", ".join(parts))
         if s.replica is not None:

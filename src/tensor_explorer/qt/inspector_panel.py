@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import numpy as np
 import torch
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from torch.nn.parameter import is_lazy
 
@@ -162,9 +162,17 @@ class InspectorPanel(QtWidgets.QWidget):
         self.diagnoses.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
         self.diagnoses.setTextInteractionFlags(
             QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        # each diagnosis its own label: titled in plain words, its code in the tooltip
+        self.diagnosis_box = QtWidgets.QWidget()
+        box = QtWidgets.QVBoxLayout(self.diagnosis_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.diagnoses)
+        box.addStretch(1)
+        self._diagnosis_labels: list[QtWidgets.QLabel] = []
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
-        scroll.setWidget(self.diagnoses)
+        scroll.setWidget(self.diagnosis_box)
         scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.diagnoses_scroll = scroll
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
@@ -277,7 +285,7 @@ class InspectorPanel(QtWidgets.QWidget):
         self._cancel_task()
         self._keep_view = None
         self.tree.clear()
-        self.diagnoses.clear()
+        self._clear_diagnoses()
         name = self.name
         missing = object()
         # one read: a program in the worker thread may delete the name at any moment
@@ -355,14 +363,21 @@ class InspectorPanel(QtWidgets.QWidget):
             trainable = self.tr("{0} ({1} frozen)").format(trainable, f"{s.frozen:,}")
         mode = self.tr("training (train())") if s.training else self.tr("evaluation (eval())")
         if s.other_mode:
-            mode = self.tr("{0}; {1} submodules in the other mode").format(mode, s.other_mode)
+            # counts: English singular or plural chosen here (Chinese has one form for both)
+            other = (self.tr("{0}; 1 submodule in the other mode") if s.other_mode == 1 else
+                     self.tr("{0}; {1} submodules in the other mode"))
+            mode = other.format(mode, s.other_mode)
+        tensors = (self.tr("{0} in 1 tensor") if s.parameter_tensors == 1 else
+                   self.tr("{0} in {1} tensors"))
+        with_grad = (self.tr("{0} of 1 parameter has .grad") if s.parameter_tensors == 1 else
+                     self.tr("{0} of {1} parameters have .grad"))
+        elements = (self.tr("{0} (1 element)") if s.buffer_elements == 1 else
+                    self.tr("{0} ({1} elements)"))
         out = {
-            "parameters": self.tr("{0} in {1} tensors").format(f"{s.parameters:,}",
-                                                               s.parameter_tensors),
+            "parameters": tensors.format(f"{s.parameters:,}", s.parameter_tensors),
             "trainable": trainable,
-            "with_grad": self.tr("{0} of {1} parameters have .grad").format(
-                s.with_grad, s.parameter_tensors),
-            "buffers": self.tr("{0} ({1} elements)").format(s.buffers, f"{s.buffer_elements:,}")
+            "with_grad": with_grad.format(s.with_grad, s.parameter_tensors),
+            "buffers": elements.format(s.buffers, f"{s.buffer_elements:,}")
             if s.buffers else "0",
             "devices": ", ".join(sorted(s.devices)) or "—",
             "dtypes": ", ".join(sorted(s.dtypes)) or "—",
@@ -500,6 +515,7 @@ class InspectorPanel(QtWidgets.QWidget):
     def _stats_failed(self, message: str) -> None:
         self._task = None
         self.progress.hide()
+        self._clear_diagnoses()
         self.diagnoses.setText(html.escape(self.tr("Statistics failed: {0}").format(message)))
 
     def _show_results(self, name: str, result: tuple[Stats | None, list[Diagnosis]]) -> None:
@@ -529,18 +545,50 @@ class InspectorPanel(QtWidgets.QWidget):
         if keep is not None:  # the language changed while these were computed
             self._restore_view(*keep)
 
+    def _clear_diagnoses(self) -> None:
+        self.diagnoses.clear()
+        self.diagnoses.show()
+        box = self.diagnosis_box.layout()
+        for label in self._diagnosis_labels:
+            if box is not None:
+                box.removeWidget(label)
+            label.deleteLater()
+        self._diagnosis_labels = []
+
     def _show_diagnoses(self, diags: list[Diagnosis]) -> None:
         t = theme.current()
+        self._clear_diagnoses()
         if not diags:
             self.diagnoses.setText(f"<span style='color:{t.ok}'>✓ "
                                    f"{html.escape(self.tr('No common mistakes found.'))}</span>")
             return
+        self.diagnoses.hide()
         icon = {"error": "✖", "warning": "⚠", "info": "ℹ"}  # glyphs in DejaVu Sans
         color = {"error": t.error, "warning": t.warning, "info": t.info}
-        parts = [f"<p style='margin:2px 0 6px 0'><span style='color:{color[d.severity]}'>"
-                 f"{icon[d.severity]} <b>{html.escape(d.code)}</b></span><br>"
-                 f"{html.escape(d.message)}</p>" for d in diags]
-        self.diagnoses.setText("".join(parts))
+        box = self.diagnosis_box.layout()
+        assert isinstance(box, QtWidgets.QVBoxLayout)
+        for i, d in enumerate(diags):
+            label = QtWidgets.QLabel(
+                f"<p style='margin:2px 0 6px 0'><span style='color:{color[d.severity]}'>"
+                f"{icon[d.severity]} <b>{html.escape(d.title or d.code)}</b></span><br>"
+                f"{html.escape(d.message)}</p>")
+            label.setObjectName("diagnosis")
+            label.setWordWrap(True)
+            label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+            label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setToolTip(d.code)  # the stable code, for searching and bug reports
+            label.setProperty("code", d.code)
+            box.insertWidget(1 + i, label)
+            self._diagnosis_labels.append(label)
+
+    def shown_diagnoses(self) -> list[tuple[str, str]]:
+        """(displayed text, tooltip) of every diagnosis shown (for tests)."""
+        doc = QtGui.QTextDocument()
+        out = []
+        for label in self._diagnosis_labels:
+            doc.setHtml(label.text())
+            out.append((doc.toPlainText(), label.toolTip()))
+        return out
 
     def shown_facts(self) -> dict[str, str]:
         """key -> displayed text of every fact row (for tests)."""

@@ -69,9 +69,20 @@ class StepCombo(QtWidgets.QComboBox):
         fm = view.fontMetrics()
         widest = max((fm.horizontalAdvance(self.itemText(i)) for i in range(self.count())),
                      default=0)
-        view.setMinimumWidth(widest + 4 * fm.averageCharWidth()
-                             + view.verticalScrollBar().sizeHint().width())
+        need = widest + 4 * fm.averageCharWidth() + view.verticalScrollBar().sizeHint().width()
+        screen = self.screen()
+        if screen is not None:  # never wider than the screen: then titles elide in the middle
+            need = min(need, screen.availableGeometry().width())
+        view.setMinimumWidth(need)
+        view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
+        for i in range(self.count()):  # the whole title, also when elided
+            self.setItemData(i, self.itemText(i), QtCore.Qt.ItemDataRole.ToolTipRole)
         super().showPopup()
+
+    def event(self, e: QtCore.QEvent) -> bool:
+        if e.type() == QtCore.QEvent.Type.ToolTip:  # closed, it names the current step in full
+            self.setToolTip(self.currentText())
+        return super().event(e)
 
     def paintEvent(self, e: QtGui.QPaintEvent) -> None:
         painter = QtWidgets.QStylePainter(self)
@@ -122,6 +133,9 @@ class LessonPanel(QtWidgets.QWidget):
         self.result: core.StepResult | None = None
         self._queue: list[int] = []
         self._pending: core.Step | None = None  # the step whose code is running
+        self._clearing = False
+        #: asked before a lesson replaces the workspace (``what`` happens): True to go on
+        self.confirm_replace: Callable[[str], bool] | None = None
         self._deferred: int | None = None  # a step asked for while something was running
         self._replay_failures: list[core.StepResult] = []
         #: the message shown instead of a step (its title, re-translated; its detail), if any
@@ -306,6 +320,10 @@ class LessonPanel(QtWidgets.QWidget):
         except core.LessonError as exc:
             self._show_message(lambda: self.tr("This lesson cannot be opened"), str(exc))
             return False
+        if run and self.confirm_replace is not None and not self.confirm_replace(
+                self.tr("Opening the lesson “{0}” replaces them.").format(lesson.title)):
+            self._fill_lessons()  # the chooser shows the lesson still open
+            return False
         self._trusted_by_user = trusted
         self.lesson = lesson
         self._ask_trust()
@@ -473,7 +491,19 @@ class LessonPanel(QtWidgets.QWidget):
         self.checks.clear()
         self._run_next()
 
+    @property
+    def stepping(self) -> bool:
+        """True while the lesson runs its steps (or clears the workspace for them)."""
+        return self._clearing or self._pending is not None or bool(self._queue)
+
     def _clear_workspace(self) -> None:
+        self._clearing = True
+        try:
+            self._clear()
+        finally:
+            self._clearing = False
+
+    def _clear(self) -> None:
         ws = self.bridge.workspace
         clear = getattr(ws, "clear", None)
         if callable(clear):  # a workspace that can forget values and history at once
@@ -698,7 +728,8 @@ class LessonPanel(QtWidgets.QWidget):
         elif self.current:
             self.progress.setText(self.tr("Step {0} of {1}").format(self.current, n))
         else:
-            self.progress.setText(self.tr("{0} steps").format(n))
+            self.progress.setText(self.tr("1 step") if n == 1 else
+                                  self.tr("{0} steps").format(n))
         # the step chooser says "Step 3 of 6" already: the line shows only other news
         self.progress.setVisible(self.progress.text() != self.step_combo.shown_text())
 

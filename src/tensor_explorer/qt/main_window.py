@@ -11,6 +11,7 @@ import contextlib
 import functools
 import html
 import math
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -22,9 +23,10 @@ from ..core.lessons import is_lesson
 from ..core.loading import LoadError
 from ..core.preview import write_refusal
 from ..core.runner import ProgramError
-from ..core.sources import open_into
+from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
 from ..core.workspace import Workspace
 from . import fonts, i18n, theme
+from .autosave import last_session_path
 from .bridge import WorkspaceBridge
 from .console_panel import ConsolePanel
 from .docks import (
@@ -38,9 +40,11 @@ from .docks import (
     settle_layouts,
     side_state,
 )
+from .edit_actions import EditActions
 from .inspector_panel import InspectorPanel
 from .lesson_panel import LessonPanel
 from .run_controller import RunController
+from .undo_actions import UndoController
 from .values_panel import ValuesPanel
 from .workers import Task
 from .workspace_panel import WorkspacePanel
@@ -186,6 +190,16 @@ class MainWindow(QtWidgets.QMainWindow):
             theme.state().apply()
         self.status_label = QtWidgets.QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
+        #: undo/redo of the workspace's changes, and whether there is unsaved work
+        self.undo = UndoController(self.bridge, self._lesson_stepping,
+                                   lambda text: self.statusBar().showMessage(text, 8000), self)
+        #: ask before unsaved work would be lost (the real app; not screenshots, tests, nor
+        #: runs that must not wait on a person: TENSOR_EXPLORER_NO_DIALOGS)
+        self.ask_before_losing_work = settings is not None and not os.environ.get(
+            "TENSOR_EXPLORER_NO_DIALOGS")
+        #: Edit ▸ Copy, Copy as NumPy literal, Find value
+        self.edit = EditActions(self, self.workspace, self._values_panel,
+                                lambda text: self.statusBar().showMessage(text, 5000))
         self._build_ui()
         self.runner.failed.connect(self._run_failed)
         self.runner.busy_changed.connect(self._busy_changed)
@@ -349,6 +363,9 @@ class MainWindow(QtWidgets.QMainWindow):
     def _make_panel(self, name: str) -> QtWidgets.QWidget:
         """Build panel ``name`` and put it into its dock (see :class:`PanelMap`)."""
         panel = self._factories[name]()
+        if isinstance(panel, LessonPanel):  # a lesson replaces the workspace: nothing lost
+            panel.confirm_replace = self.confirm_replace
+            panel.lesson_opened.connect(lambda _source: self.undo.saved())
         dock = self.docks[name]
         placeholder = dock.widget()
         dock.setWidget(PanelFrame(panel))  # scrolls when the dock is short: nothing squeezed
@@ -395,6 +412,12 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _build_actions(self) -> None:
         ks = QtGui.QKeySequence.StandardKey
+        self.new_action = self._action(self.tr("&New workspace"), self.new_workspace, ks.New,
+                                       tip=self.tr("Start again with an empty workspace "
+                                                   "(Edit ▸ Undo brings it back)"))
+        self.reopen_last_action = self._action(
+            self.tr("Reopen &last session"), self.reopen_last_session,
+            tip=self.tr("The values and history the window had when it was last closed"))
         self.open_action = self._action(self.tr("&Open…"), self.open_dialog, ks.Open,
                                         tip=self.tr("Open .npy, .npz, .py, lesson .md or "
                                                     "session .txs files"))
@@ -427,9 +450,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.reset_layout_action = self._action(self.tr("Reset layout"), self.reset_layout)
         menu = self.menuBar()
         file_menu = menu.addMenu(self.tr("&File"))
+        file_menu.addAction(self.new_action)
         file_menu.addAction(self.open_action)
         self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
         self._fill_recent_menu()
+        file_menu.addAction(self.reopen_last_action)
+        file_menu.aboutToShow.connect(self._update_reopen_last)
+        self._update_reopen_last()
         file_menu.addSeparator()
         file_menu.addAction(self.save_session_action)
         file_menu.addAction(self.save_script_action)
@@ -437,9 +464,16 @@ class MainWindow(QtWidgets.QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = menu.addMenu(self.tr("&Edit"))
+        self.undo.retranslate()
+        edit_menu.addAction(self.undo.undo_action)
+        edit_menu.addAction(self.undo.redo_action)
+        edit_menu.addSeparator()
         ws_panel = self.panels["workspace"]
         assert isinstance(ws_panel, WorkspacePanel)
         for a in (ws_panel.rename_action, ws_panel.duplicate_action, ws_panel.delete_action):
+            edit_menu.addAction(a)
+        edit_menu.addSeparator()
+        for a in self.edit.make_actions(self._actions_owner):  # Copy, Copy as NumPy, Find
             edit_menu.addAction(a)
         run_menu = menu.addMenu(self.tr("&Run"))
         run_menu.addAction(self.run_action)
@@ -597,6 +631,9 @@ class MainWindow(QtWidgets.QMainWindow):
         w = max(self.width(), 800)
         self.resizeDocks([self.docks["lesson"], self.docks["values"]],
                          [int(w * 0.36), int(w * 0.64)], QtCore.Qt.Orientation.Horizontal)
+        h = max(self.height(), 500)  # the code bar below the panels: in view, not in the way
+        self.resizeDocks([self.docks["values"], self.docks["console"]],
+                         [int(h * 0.7), int(h * 0.3)], QtCore.Qt.Orientation.Vertical)
         self._sized = True
 
     def open_lesson(self, source: str, *, trusted: bool = False) -> None:
@@ -637,6 +674,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         self._remember_file(str(Path(path).resolve()))
         self.statusBar().showMessage(self.tr("Saved {0}").format(Path(path).name), 5000)
+        self.undo.saved()
         return True
 
     def open_paths(self, paths: Sequence[str], *, trusted: bool = False) -> None:
@@ -646,6 +684,9 @@ class MainWindow(QtWidgets.QMainWindow):
         for path in paths:
             if is_lesson(path):
                 self.open_lesson(path, trusted=trusted)
+                continue
+            if replaces_workspace(path) and not self.confirm_replace(
+                    self.tr("Opening the session “{0}” replaces them.").format(Path(path).name)):
                 continue
             if Path(path).suffix.lower() == ".py":
                 self._open_program(path, trusted=trusted)
@@ -715,6 +756,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
         def done(names: list[str]) -> None:
             self._remember_file(str(Path(path).resolve()))
+            if Path(path).suffix.lower() == SESSION_SUFFIX:  # the workspace is as saved
+                self.undo.saved()
             live = [n for n in names if n in self.workspace]  # a program may have run since
             if live:
                 self.workspace.selected = live[-1]
@@ -754,7 +797,59 @@ class MainWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(" — ".join(first[:2]), 10000)
             self.docks["console"].raise_()
 
+    def new_workspace(self) -> None:
+        """Start again with an empty workspace (asked about when there is unsaved work; Edit ▸
+        Undo brings the values back)."""
+        if self.runner.busy:
+            self.statusBar().showMessage(
+                self.tr("Wait for the running program to finish (or stop it) first."), 8000)
+            return
+        if not self.confirm_replace(self.tr("A new workspace replaces them.")):
+            return
+        self.workspace.clear()
+        self.undo.saved()
+
+    def last_session_path(self) -> Path | None:
+        """Where the last clean quit kept its workspace (None: this window is not the app's,
+        it keeps nothing)."""
+        saver = getattr(self, "autosaver", None)
+        return None if saver is None else last_session_path(saver.path)
+
+    def _update_reopen_last(self) -> None:
+        path = self.last_session_path()
+        self.reopen_last_action.setEnabled(path is not None and path.is_file())
+
+    def reopen_last_session(self) -> None:
+        """Open the workspace the window had when it was last closed."""
+        path = self.last_session_path()
+        if path is not None and path.is_file():
+            self.open_paths([str(path)])
+
+    def _values_panel(self) -> ValuesPanel | None:
+        """The Values panel, if it has been built."""
+        dock = self.panels.get("values")
+        return dock.panel if isinstance(dock, ValuesDock) else None
+
+    def _lesson_stepping(self) -> bool:
+        """Whether the lesson panel is running its steps (not the user's own work)."""
+        panel = self.panels.get("lesson")
+        return bool(getattr(panel, "stepping", False))
+
+    def _save_for_replace(self) -> bool:
+        """Ask where to save the session before the workspace is replaced; True when saved."""
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, self.tr("Save session"), "session.txs", self.tr("Sessions (*.txs)"))
+        return bool(path) and self.save_session(path)
+
+    def confirm_replace(self, what: str) -> bool:
+        """Before ``what`` replaces the workspace: ask about unsaved work (Save / Discard /
+        Cancel); True to go on."""
+        if not self.ask_before_losing_work:
+            return True
+        return self.undo.confirm_replace(self, what, self._save_for_replace)
+
     def _busy_changed(self, busy: bool) -> None:
+        self.undo.set_busy(busy)
         self.stop_action.setEnabled(busy)
         self.run_action.setEnabled(not busy)
         if busy:
@@ -766,7 +861,8 @@ class MainWindow(QtWidgets.QMainWindow):
         ws = self.workspace
         n = len(ws)
         sel = ws.selected
-        text = self.tr("{0} values").format(n)
+        # English singular or plural chosen here; Chinese has one form for both
+        text = self.tr("1 value") if n == 1 else self.tr("{0} values").format(n)
         if sel is not None:
             text += " — " + self.tr("selected: {0}").format(sel)
         self.status_text = text
@@ -810,13 +906,17 @@ class MainWindow(QtWidgets.QMainWindow):
     # -- closing -------------------------------------------------------------------------------
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:
+        if not self.confirm_replace(self.tr("Quitting closes them.")):
+            e.ignore()
+            return
         if self.runner.busy:
             self.runner.stop()
             self.runner.wait(2.0)
         self.save_layout()
         saver = getattr(self, "autosaver", None)
-        if saver is not None:
-            saver.finish()  # clean exit: waits for a write in flight, removes the recovery file
+        if saver is not None:  # clean exit: waits for a write in flight, keeps the workspace
+            # as the last session (File ▸ Reopen last session), removes the recovery file
+            saver.finish(keep_as=last_session_path(saver.path))
         for task in self._tasks:
             with contextlib.suppress(RuntimeError):  # already delivered and deleted
                 task.cancel()

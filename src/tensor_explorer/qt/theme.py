@@ -160,6 +160,51 @@ def palette_for(theme: Theme) -> QtGui.QPalette:
     return p
 
 
+class MenuCheckStyle(QtWidgets.QProxyStyle):
+    """Fusion, with the box of an unchecked check item in a menu drawn (Fusion draws only the
+    check mark of a checked one, so an unchecked "Presentation mode" showed nothing to click
+    on); an unchecked choice of a group (a radio item) gets its empty circle."""
+
+    def drawControl(self, element: QtWidgets.QStyle.ControlElement,
+                    option: QtWidgets.QStyleOption, painter: QtGui.QPainter,
+                    widget: QtWidgets.QWidget | None = None) -> None:
+        super().drawControl(element, option, painter, widget)
+        if (element != QtWidgets.QStyle.ControlElement.CE_MenuItem
+                or not isinstance(option, QtWidgets.QStyleOptionMenuItem)
+                or option.checked or not option.icon.isNull()):
+            return
+        kind = QtWidgets.QStyleOptionMenuItem.CheckType
+        if option.checkType not in (kind.NonExclusive, kind.Exclusive):
+            return
+        box = unchecked_box(option.rect, option.fontMetrics.height())
+        group = (QtGui.QPalette.ColorGroup.Normal
+                 if option.state & QtWidgets.QStyle.StateFlag.State_Enabled
+                 else QtGui.QPalette.ColorGroup.Disabled)
+        colour = option.palette.color(group, QtGui.QPalette.ColorRole.Text)
+        colour.setAlphaF(0.75 if group == QtGui.QPalette.ColorGroup.Normal else 0.45)
+        painter.save()
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        painter.setPen(QtGui.QPen(colour, 1.2))
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        if option.checkType == kind.Exclusive:
+            painter.drawEllipse(box)
+        else:
+            painter.drawRoundedRect(box, 2, 2)
+        painter.restore()
+
+
+def unchecked_box(item: QtCore.QRect, text_height: int) -> QtCore.QRectF:
+    """Where :class:`MenuCheckStyle` draws an unchecked item's box: where Fusion draws the
+    check mark (in the item's left margin), as high as the text's x-height and a little more."""
+    side = max(9.0, round(text_height * 0.62))
+    left = item.left() + 6.5
+    top = item.center().y() - side / 2 + 1
+    return QtCore.QRectF(left, top, side, side)
+
+
+_APP_STYLE: MenuCheckStyle | None = None
+
+
 def style_app(app: QtWidgets.QApplication, theme: Theme, scale: float = 1.0) -> None:
     """Apply the style, palette and font (the language's bundled face at the scale's size) to
     the whole application.
@@ -171,9 +216,11 @@ def style_app(app: QtWidgets.QApplication, theme: Theme, scale: float = 1.0) -> 
     """
     from . import fonts, i18n
 
-    style = app.style()
-    if style is None or style.name().lower() != "fusion":
-        app.setStyle("Fusion")  # the same look on every platform, and in screenshots
+    global _APP_STYLE
+    if not isinstance(app.style(), MenuCheckStyle):
+        # Fusion: the same look on every platform, and in screenshots
+        _APP_STYLE = MenuCheckStyle("Fusion")
+        app.setStyle(_APP_STYLE)
     if app.styleSheet():
         app.setStyleSheet("")
     app.setPalette(palette_for(theme))

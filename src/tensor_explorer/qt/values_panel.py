@@ -15,6 +15,7 @@ writes the element in place through a write handler the owner can replace
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
-from ..core import preview
+from ..core import copy_text, preview
 from ..core.preview import Plane
 from . import fonts, theme
 from .workers import Task
@@ -36,6 +37,8 @@ _PLOT_SYMBOLS_UP_TO = 200  # 1-d plots mark every point when there are at most t
 MAX_PLOT_POINTS = 50_000  # a 1-d value longer than this is previewed
 _WIDE_LINE_UP_TO = 100  # longer lines are drawn 1 pixel wide (fast)
 _FIT_COLUMNS = 12  # table column widths are measured on this many columns (spread evenly)
+#: at most this many cells in view get their number drawn in the heatmap
+MAX_CELL_LABELS = 400
 
 
 # ---------------------------------------------------------------------------- table model
@@ -305,7 +308,8 @@ class ValuesPanel(QtWidgets.QWidget):
         self.plot_item.addItem(self.marks)
         # 2-d heatmap
         self.heat_widget = pg.GraphicsLayoutWidget()
-        self.heat_item = self.heat_widget.addPlot()
+        self.heat_item = self.heat_widget.addPlot(
+            axisItems={"left": IndexAxis("left"), "bottom": IndexAxis("bottom")})
         self.heat_item.setMenuEnabled(False)
         self.heat_item.invertY(True)
         self.image = pg.ImageItem(axisOrder="row-major")
@@ -316,6 +320,15 @@ class ValuesPanel(QtWidgets.QWidget):
         self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), interactive=False, width=18,
                                         colorMapMenu=False)
         self.colorbar.setImageItem(self.image, insert_in=self.heat_item)
+        # each cell's number, drawn when few cells are in view and they are large enough
+        self.cell_labels: list[pg.TextItem] = []
+        self._labels_timer = QtCore.QTimer(self)
+        self._labels_timer.setSingleShot(True)
+        self._labels_timer.setInterval(15)
+        self._labels_timer.timeout.connect(self._update_cell_labels)
+        heat_box = self.heat_item.getViewBox()
+        heat_box.sigRangeChanged.connect(self._labels_timer.start)
+        heat_box.sigResized.connect(self._labels_timer.start)
         # table
         self.table = QtWidgets.QTableView()
         self.model = PlaneTableModel(self._edit_cell, self)
@@ -525,6 +538,21 @@ class ValuesPanel(QtWidgets.QWidget):
     def busy(self) -> bool:
         """True while a preview is being computed in the background."""
         return self._task is not None
+
+    def table_selection(self) -> tuple[np.ndarray, str, int] | None:
+        """The cells selected in the table view, as the block that holds them all (see
+        :func:`.copy_text.block`), with the value's dtype and how many axes the shown plane has;
+        None when the table is not shown or nothing in it is selected."""
+        plane = self._plane
+        selection = self.table.selectionModel()
+        if self._view != "table" or plane is None or selection is None:
+            return None
+        cells = selection.selectedIndexes()
+        if not cells:
+            return None
+        cells_block = copy_text.block(plane.raw, [i.row() for i in cells],
+                                      [i.column() for i in cells])
+        return cells_block, plane.dtype, plane.raw.ndim
 
     def cell_text(self, *cell: int) -> str:
         """``"[i, j] = value"`` for a displayed cell (what hovering over it shows)."""
@@ -824,6 +852,71 @@ class ValuesPanel(QtWidgets.QWidget):
             self.overlay.show()
         self._label_axes(plane)
         self.heat_item.getViewBox().setRange(rect, padding=0)
+        self._labels_timer.start()
+
+    def shown_cell_labels(self) -> dict[tuple[int, int], str]:
+        """(row, column) of the plane -> the number drawn in that cell (for tests)."""
+        return {item.cell: item.toPlainText() for item in self.cell_labels  # type: ignore[attr-defined]
+                if item.isVisible()}
+
+    def _update_cell_labels(self) -> None:
+        """Draw the number of every cell in view when there are at most
+        :data:`MAX_CELL_LABELS` of them and each is large enough on screen for its text."""
+        plane = self._plane
+        if self._view != "heatmap" or plane is None or plane.data.ndim != 2:
+            self._place_cell_labels([])
+            return
+        box = self.heat_item.getViewBox()
+        (x0, x1), (y0, y1) = box.viewRange()
+        sr, sc = plane.steps
+        rows, cols = plane.data.shape
+        r0, r1 = max(0, math.ceil((y0 + 0.5) / sr - 1)), min(rows - 1, int((y1 + 0.5) / sr))
+        c0, c1 = max(0, math.ceil((x0 + 0.5) / sc - 1)), min(cols - 1, int((x1 + 0.5) / sc))
+        count = (r1 - r0 + 1) * (c1 - c0 + 1)
+        if r1 < r0 or c1 < c0 or count > MAX_CELL_LABELS or x1 <= x0 or y1 <= y0:
+            self._place_cell_labels([])
+            return
+        cell_w = box.width() / (x1 - x0) * sc  # a cell's size on screen, in pixels
+        cell_h = box.height() / (y1 - y0) * sr
+        texts = [((r, c), preview.format_value(plane.raw[r, c], plane.dtype))
+                 for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+        fm = QtGui.QFontMetrics(self.font())
+        widest = max(fm.horizontalAdvance(text) for _, text in texts)
+        if cell_w < widest + 6 or cell_h < fm.height() + 2:
+            self._place_cell_labels([])
+            return
+        self._place_cell_labels(texts)
+
+    def _place_cell_labels(self, texts: list[tuple[tuple[int, int], str]]) -> None:
+        plane = self._plane
+        while len(self.cell_labels) < len(texts):
+            item = pg.TextItem(anchor=(0.5, 0.5))
+            item.setZValue(20)
+            self.heat_item.addItem(item)
+            self.cell_labels.append(item)
+        for item in self.cell_labels[len(texts):]:
+            item.hide()
+        if not texts or plane is None:
+            return
+        t = theme.current()
+        lo, hi = _levels(plane)
+        cmap = pg.colormap.get(t.colormap)
+        sr, sc = plane.steps
+        font = QtGui.QFont(self.font())
+        for item, ((r, c), text) in zip(self.cell_labels, texts, strict=False):
+            if plane.nan[r, c] or plane.posinf[r, c] or plane.neginf[r, c]:
+                key = "nan" if plane.nan[r, c] else "posinf" if plane.posinf[r, c] else "neginf"
+                back = QtGui.QColor(getattr(t, key))
+            else:
+                v = float(plane.data[r, c])
+                back = cmap.map((v - lo) / (hi - lo) if hi > lo else 0.5, mode="qcolor")
+            dark = 0.299 * back.red() + 0.587 * back.green() + 0.114 * back.blue() > 140
+            item.setColor("#000000" if dark else "#ffffff")
+            item.setFont(font)
+            item.setText(text)
+            item.cell = (r, c)  # type: ignore[attr-defined]
+            item.setPos((c + 0.5) * sc - 0.5, (r + 0.5) * sr - 0.5)
+            item.show()
 
     def _label_axes(self, plane: Plane) -> None:
         """The axis labels of the plot (1-d plane) or heatmap (2-d plane)."""
@@ -1014,6 +1107,18 @@ class ValuesPanel(QtWidgets.QWidget):
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self._cancel_task()
         super().closeEvent(event)
+
+
+class IndexAxis(pg.AxisItem):
+    """An axis of array indices: ticks only at whole numbers, the centres of the cells."""
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
+        levels: list[tuple[float, float]] = []
+        for spacing, _offset in super().tickSpacing(minVal, maxVal, size):
+            whole = (float(max(1, math.ceil(spacing))), 0.0)
+            if whole not in levels:
+                levels.append(whole)
+        return levels
 
 
 def _levels(plane: Plane) -> tuple[float, float]:

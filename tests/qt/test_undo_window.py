@@ -1,0 +1,169 @@
+"""Undo and "nothing lost" in the real window (#16 points 1 and 2): Edit ▸ Undo after a delete,
+an in-place change and a backward; a lesson, a session or New replacing unsaved work asks
+(Save / Discard / Cancel) and is undoable; quitting asks and keeps the last session.
+
+Ground truth comes from torch: values, ``untyped_storage().data_ptr()`` for sharing, ``.grad``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from PySide6 import QtCore, QtWidgets
+from pytestqt.qtbot import QtBot
+
+from tensor_explorer.core.lessons import shipped_lessons
+from tensor_explorer.qt.autosave import Autosaver, last_session_path
+
+TIMEOUT = 30_000
+
+
+def run(qtbot: QtBot, win, source: str) -> None:
+    with qtbot.waitSignal(win.runner.busy_changed, timeout=TIMEOUT,
+                          check_params_cb=lambda busy: not busy):
+        assert win.runner.run(source)
+    QtWidgets.QApplication.processEvents()
+
+
+def answer_next_question(button: QtWidgets.QMessageBox.StandardButton,
+                         seen: list[str]) -> None:
+    """Answer the next modal question box with ``button`` (recording its text in ``seen``)."""
+
+    def click() -> None:
+        box = QtWidgets.QApplication.activeModalWidget()
+        if not isinstance(box, QtWidgets.QMessageBox):
+            QtCore.QTimer.singleShot(20, click)  # not shown yet
+            return
+        seen.append(box.text())
+        box.button(button).click()
+
+    QtCore.QTimer.singleShot(0, click)
+
+
+def undo_action(win):
+    return win.undo.undo_action
+
+
+def test_delete_then_undo_brings_back_the_value_and_its_sharing(qtbot: QtBot,
+                                                                 make_window) -> None:
+    win = make_window()
+    run(qtbot, win, "a = torch.arange(6.0)\nb = a[2:]")
+    ptr = win.workspace["a"].untyped_storage().data_ptr()
+    win.workspace.selected = "a"
+    ws_panel = win.panels["workspace"]
+    ws_panel.delete_action.trigger()
+    qtbot.waitUntil(lambda: "a" not in win.workspace.names())
+    qtbot.waitUntil(lambda: "del a" in undo_action(win).text())  # says what it undoes
+    edit = next(a.menu() for a in win.menuBar().actions() if a.menu() and
+                win.undo.undo_action in a.menu().actions())
+    assert win.undo.redo_action in edit.actions()
+    undo_action(win).trigger()
+    qtbot.waitUntil(lambda: "a" in win.workspace.names())
+    a, b = win.workspace["a"], win.workspace["b"]
+    assert torch.equal(a, torch.arange(6.0))
+    assert a.untyped_storage().data_ptr() == ptr == b.untyped_storage().data_ptr()
+    qtbot.waitUntil(lambda: "a" in win.panels["workspace"].names_shown())
+    win.undo.redo_action.trigger()  # and again: gone
+    qtbot.waitUntil(lambda: "a" not in win.workspace.names())
+
+
+def test_undo_an_in_place_change_and_a_backward(qtbot: QtBot, make_window) -> None:
+    win = make_window()
+    run(qtbot, win, "w = torch.ones(3, requires_grad=True)\nd = torch.zeros(4)\nv = d[1:3]")
+    run(qtbot, win, "v.add_(5)")
+    assert win.workspace["d"].tolist() == [0, 5, 5, 0]
+    assert "v.add_(5)" in undo_action(win).text()
+    undo_action(win).trigger()
+    d, v = win.workspace["d"], win.workspace["v"]
+    assert d.tolist() == [0, 0, 0, 0] and v.tolist() == [0, 0]
+    assert v.untyped_storage().data_ptr() == d.untyped_storage().data_ptr()  # still a view
+    run(qtbot, win, "(w * 2).sum().backward()")
+    assert win.workspace["w"].grad.tolist() == [2, 2, 2]
+    undo_action(win).trigger()
+    assert win.workspace["w"].grad is None
+    win.undo.redo_action.trigger()
+    assert win.workspace["w"].grad.tolist() == [2, 2, 2]
+
+
+def test_another_lesson_asks_before_replacing_unsaved_work(qtbot: QtBot, make_window) -> None:
+    win = make_window(ask=True)
+    lessons = list(shipped_lessons())
+    with qtbot.waitSignal(win.panels["lesson"].step_shown, timeout=TIMEOUT):
+        win.open_lesson(lessons[0])
+    qtbot.waitUntil(lambda: not win.runner.busy and not win.panels["lesson"].stepping)
+    assert not win.undo.unsaved  # the lesson's own steps are not the user's work
+    run(qtbot, win, "mine = torch.arange(20)")
+    assert win.undo.unsaved
+    before = win.workspace.names()
+    seen: list[str] = []
+    answer_next_question(QtWidgets.QMessageBox.StandardButton.Cancel, seen)
+    win.open_lesson(lessons[1])
+    assert seen and "not saved" in seen[0]
+    assert win.workspace.names() == before  # Cancel: nothing replaced
+    assert win.panels["lesson"].lesson.name == lessons[0]
+    answer_next_question(QtWidgets.QMessageBox.StandardButton.Discard, seen)
+    with qtbot.waitSignal(win.panels["lesson"].step_shown, timeout=TIMEOUT):
+        win.open_lesson(lessons[1])
+    qtbot.waitUntil(lambda: not win.runner.busy and not win.panels["lesson"].stepping)
+    assert "mine" not in win.workspace.names()
+    for _ in range(50):  # Discard is undoable: step back until the user's value returns
+        if "mine" in win.workspace.names() or not undo_action(win).isEnabled():
+            break
+        undo_action(win).trigger()
+    assert torch.equal(win.workspace["mine"], torch.arange(20))
+
+
+def test_new_and_a_session_ask_and_new_is_undoable(qtbot: QtBot, make_window,
+                                                   tmp_path: Path) -> None:
+    win = make_window(ask=True)
+    run(qtbot, win, "x = torch.tensor([1.0, 2.0])")
+    win.workspace.save(tmp_path / "s.txs")
+    run(qtbot, win, "y = x * 3")
+    seen: list[str] = []
+    answer_next_question(QtWidgets.QMessageBox.StandardButton.Cancel, seen)
+    win.open_paths([str(tmp_path / "s.txs")])
+    assert len(seen) == 1 and win.workspace.names() == ["x", "y"]
+    answer_next_question(QtWidgets.QMessageBox.StandardButton.Discard, seen)
+    win.new_action.trigger()
+    assert len(seen) == 2 and win.workspace.names() == []
+    undo_action(win).trigger()
+    assert win.workspace.names() == ["x", "y"]
+    assert win.workspace["y"].tolist() == [3.0, 6.0]
+
+
+def test_quit_with_unsaved_work_asks_and_keeps_the_last_session(qtbot: QtBot, make_window,
+                                                               tmp_path: Path) -> None:
+    win = make_window(ask=True)
+    win.autosaver = Autosaver(win, tmp_path / "recovery.txs", interval_ms=10)
+    run(qtbot, win, "kept = torch.linspace(0, 1, 5)")
+    seen: list[str] = []
+    answer_next_question(QtWidgets.QMessageBox.StandardButton.Cancel, seen)
+    assert not win.close()  # Cancel: the window stays, with its values
+    assert seen and win.isVisible() is win.isVisible() and "kept" in win.workspace.names()
+    answer_next_question(QtWidgets.QMessageBox.StandardButton.Discard, seen)
+    assert win.close()
+    assert len(seen) == 2
+    last = last_session_path(tmp_path / "recovery.txs")
+    assert last.is_file() and not (tmp_path / "recovery.txs").exists()  # clean: no "crash"
+    again = make_window()
+    again.autosaver = Autosaver(again, tmp_path / "recovery.txs", interval_ms=10)
+    again._update_reopen_last()
+    assert again.reopen_last_action.isEnabled()
+    again.reopen_last_action.trigger()
+    qtbot.waitUntil(lambda: "kept" in again.workspace.names(), timeout=TIMEOUT)
+    assert torch.equal(again.workspace["kept"], torch.linspace(0, 1, 5))
+
+
+def test_saving_a_session_means_nothing_is_asked(qtbot: QtBot, make_window,
+                                                 tmp_path: Path,
+                                                 monkeypatch) -> None:
+    win = make_window(ask=True)
+    run(qtbot, win, "z = torch.zeros(2)")
+    assert win.undo.unsaved
+    assert win.save_session(str(tmp_path / "z.txs"))
+    assert not win.undo.unsaved
+    asked: list[Callable[..., object]] = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "exec", lambda self: asked.append(self) or 0)
+    assert win.close() and not asked
