@@ -299,7 +299,7 @@ def test_big_graph_lays_out_in_background_and_collapses_repeats(qtbot: QtBot, pa
     # 24 repeats of (mul, tanh)
     assert sorted(titles.values()) == ["24 × 2 ops", "99 × 50 ops"]
     assert len(panel.shown_nodes()) < 10
-    assert "(folded: 2 run(s) of repeated blocks; click a group to open it)" in (
+    assert "(folded: 2 runs of repeated blocks; click a group to open it)" in (
         panel.title.text())
     # a click on a group expands it (in the background again): the run into its blocks
     run = next(k for k, t in titles.items() if t == "99 × 50 ops")
@@ -338,7 +338,7 @@ def test_a_loop_shows_as_repeated_blocks_that_expand(qtbot: QtBot, panel: GraphP
     assert list(groups.values()) == ["58 × 3 ops"]
     ((gid, _),) = groups.items()
     assert panel.node_lines(gid)[1] == "MmBackward0 → AddBackward0 → TanhBackward0"
-    assert "(folded: 1 run(s) of repeated blocks; click a group to open it)" in (
+    assert "(folded: 1 run of repeated blocks; click a group to open it)" in (
         panel.title.text())
     assert len(panel.shown_nodes()) == 1 + 1 + 3 + 3 + 2  # root, group, 2 iterations, leaves
     panel._select(("node", gid))

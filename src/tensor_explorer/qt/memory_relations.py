@@ -80,6 +80,10 @@ class RelationModel(QtCore.QAbstractTableModel):
 
     counted = QtCore.Signal()
     settled = QtCore.Signal()
+    #: class-level defaults: Qt may ask a model whose Python half is being torn down (a
+    #: closed window's, during the next one's restyle) for its header; it then answers nothing
+    texts: Any = None
+    rows: list[Row] = []  # noqa: RUF012 (never mutated: __init__ binds the instance's own)
 
     def __init__(self, texts: Any, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -207,7 +211,8 @@ class RelationModel(QtCore.QAbstractTableModel):
     def headerData(self, section: int, orientation: QtCore.Qt.Orientation,
                    role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == QtCore.Qt.Orientation.Horizontal and \
-                role == QtCore.Qt.ItemDataRole.DisplayRole and 0 <= section < 5:
+                role == QtCore.Qt.ItemDataRole.DisplayRole and 0 <= section < 5 and \
+                self.texts is not None:
             return self.texts.headers()[section]
         return None
 
