@@ -167,3 +167,31 @@ def test_saving_a_session_means_nothing_is_asked(qtbot: QtBot, make_window,
     asked: list[Callable[..., object]] = []
     monkeypatch.setattr(QtWidgets.QMessageBox, "exec", lambda self: asked.append(self) or 0)
     assert win.close() and not asked
+
+
+def test_ctrl_z_in_a_fresh_code_bar_undoes_the_statement(qtbot: QtBot, make_window) -> None:
+    """Typing is undone by the editor while there is typing to undo; once a statement ran and
+    the code bar is fresh, Ctrl+Z takes back what the statement did."""
+    from PySide6.QtCore import Qt
+
+    win = make_window()
+    win.show()
+    qtbot.waitExposed(win)
+    editor = win.panels["console"].editor
+    run(qtbot, win, "kept = torch.ones(2)")
+    editor.setFocus()
+    win.activateWindow()
+    editor.setPlainText("")
+    qtbot.keyClicks(editor, "del kept")
+    with qtbot.waitSignal(win.runner.busy_changed, timeout=TIMEOUT,
+                          check_params_cb=lambda busy: not busy):
+        qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: editor.toPlainText() == "")
+    assert "kept" not in win.workspace.names()
+    qtbot.keyClicks(editor, "abc")
+    qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the typing
+    assert editor.toPlainText() != "abc" and "kept" not in win.workspace.names()
+    editor.clear()
+    qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the statement
+    qtbot.waitUntil(lambda: "kept" in win.workspace.names())
+    assert torch.equal(win.workspace["kept"], torch.ones(2))

@@ -512,6 +512,22 @@ class CodeEditor(QtWidgets.QPlainTextEdit):
 
     # -- keys --------------------------------------------------------------------------------
 
+    def event(self, e: QtCore.QEvent) -> bool:
+        """Ctrl+Z / Ctrl+Shift+Z undo and redo the typing while there is typing to undo or
+        redo; otherwise (the statement ran and the editor is fresh) they go to the window's
+        Edit ▸ Undo / Redo, which take back what the statements did."""
+        if e.type() == QtCore.QEvent.Type.ShortcutOverride and isinstance(e, QtGui.QKeyEvent):
+            keys = QtGui.QKeySequence.StandardKey
+            doc = self.document()
+            redo = e.matches(keys.Redo) or e.keyCombination() == QtCore.QKeyCombination(
+                QtCore.Qt.KeyboardModifier.ControlModifier
+                | QtCore.Qt.KeyboardModifier.ShiftModifier, QtCore.Qt.Key.Key_Z)
+            if (redo and not doc.isRedoAvailable()) or (
+                    not redo and e.matches(keys.Undo) and not doc.isUndoAvailable()):
+                e.ignore()  # not taken here: the shortcut goes to the window
+                return False
+        return super().event(e)
+
     def keyPressEvent(self, e: QtGui.QKeyEvent) -> None:
         key = e.key()
         mods = e.modifiers()
