@@ -2086,13 +2086,13 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/main_window.py" line="498"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="881"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="882"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/main_window.py" line="500"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="885"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="886"/>
         <source>About Tensor Explorer</source>
         <translation>关于 Tensor Explorer</translation>
     </message>
@@ -2171,101 +2171,111 @@
         <translation>新建工作区会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="856"/>
         <location filename="../../src/tensor_explorer/qt/main_window.py" line="857"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="858"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="865"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="866"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="865"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="866"/>
         <source>1 value</source>
         <translation>1 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="867"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="868"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="873"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="874"/>
         <source>Open files</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="873"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="874"/>
         <source>Run the code bar</source>
         <translation>运行代码栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="874"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="875"/>
         <source>Stop a running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="874"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="875"/>
         <source>Rename value</source>
         <translation>重命名值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="875"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="876"/>
         <source>Delete value</source>
         <translation>删除值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="875"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="876"/>
         <source>Duplicate value (clone)</source>
         <translation>复制值（clone）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="876"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="877"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="876"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="877"/>
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="877"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="878"/>
         <source>Export panel as image</source>
         <translation>将面板导出为图片</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="886"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="887"/>
         <source>Tensor Explorer shows what a tensor is, which values share memory, and how autograd flows.</source>
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="893"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="898"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="894"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="899"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="894"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="895"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="898"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="899"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="904"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="905"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="909"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="911"/>
         <source>Quitting closes them.</source>
         <translation>退出会关闭它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="912"/>
+        <source>File ▸ Reopen last session brings them back at the next start.</source>
+        <translation>下次启动时，文件 ▸ 重新打开上次的会话可以找回它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="913"/>
+        <source>Discarded, they are lost.</source>
+        <translation>丢弃后它们将无法找回。</translation>
     </message>
 </context>
 <context>
@@ -2746,19 +2756,24 @@
         <translation>请先等待正在运行的程序结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="126"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="127"/>
         <source>Unsaved work</source>
         <translation>未保存的工作</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="127"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="128"/>
         <source>The workspace has values you made that are not saved. {0}</source>
         <translation>工作区中有你创建但尚未保存的值。{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="129"/>
-        <source>Save them in a session first? (Edit ▸ Undo also brings them back.)</source>
-        <translation>要先把它们保存为会话吗？（编辑 ▸ 撤销也能找回它们。）</translation>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="130"/>
+        <source>Save them in a session first? ({0})</source>
+        <translation>要先把它们保存为会话吗？（{0}）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="131"/>
+        <source>Edit ▸ Undo also brings them back.</source>
+        <translation>编辑 ▸ 撤销也能找回它们。</translation>
     </message>
 </context>
 <context>

@@ -29,14 +29,15 @@ def run(qtbot: QtBot, win, source: str) -> None:
 
 def answer_next_question(button: QtWidgets.QMessageBox.StandardButton,
                          seen: list[str]) -> None:
-    """Answer the next modal question box with ``button`` (recording its text in ``seen``)."""
+    """Answer the next modal question box with ``button`` (recording its text and its
+    informative text in ``seen``)."""
 
     def click() -> None:
         box = QtWidgets.QApplication.activeModalWidget()
         if not isinstance(box, QtWidgets.QMessageBox):
             QtCore.QTimer.singleShot(20, click)  # not shown yet
             return
-        seen.append(box.text())
+        seen.append(box.text() + "\n" + box.informativeText())
         box.button(button).click()
 
     QtCore.QTimer.singleShot(0, click)
@@ -141,10 +142,10 @@ def test_quit_with_unsaved_work_asks_and_keeps_the_last_session(qtbot: QtBot, ma
     seen: list[str] = []
     answer_next_question(QtWidgets.QMessageBox.StandardButton.Cancel, seen)
     assert not win.close()  # Cancel: the window stays, with its values
-    assert seen and win.isVisible() is win.isVisible() and "kept" in win.workspace.names()
+    assert seen and "kept" in win.workspace.names()
     answer_next_question(QtWidgets.QMessageBox.StandardButton.Discard, seen)
     assert win.close()
-    assert len(seen) == 2
+    assert len(seen) == 2 and "Reopen last session" in seen[1] and "Undo" not in seen[1]
     last = last_session_path(tmp_path / "recovery.txs")
     assert last.is_file() and not (tmp_path / "recovery.txs").exists()  # clean: no "crash"
     again = make_window()

@@ -841,12 +841,13 @@ class MainWindow(QtWidgets.QMainWindow):
             self, self.tr("Save session"), "session.txs", self.tr("Sessions (*.txs)"))
         return bool(path) and self.save_session(path)
 
-    def confirm_replace(self, what: str) -> bool:
+    def confirm_replace(self, what: str, hint: str | None = None) -> bool:
         """Before ``what`` replaces the workspace: ask about unsaved work (Save / Discard /
-        Cancel); True to go on."""
+        Cancel); True to go on. ``hint``: how the work comes back after Discard (default:
+        Edit ▸ Undo)."""
         if not self.ask_before_losing_work:
             return True
-        return self.undo.confirm_replace(self, what, self._save_for_replace)
+        return self.undo.confirm_replace(self, what, self._save_for_replace, hint)
 
     def _busy_changed(self, busy: bool) -> None:
         self.undo.set_busy(busy)
@@ -906,7 +907,10 @@ class MainWindow(QtWidgets.QMainWindow):
     # -- closing -------------------------------------------------------------------------------
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:
-        if not self.confirm_replace(self.tr("Quitting closes them.")):
+        kept = getattr(self, "autosaver", None) is not None
+        if not self.confirm_replace(self.tr("Quitting closes them."), self.tr(
+                "File ▸ Reopen last session brings them back at the next start.") if kept
+                else self.tr("Discarded, they are lost.")):
             e.ignore()
             return
         if self.runner.busy:

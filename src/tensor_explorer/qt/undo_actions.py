@@ -116,9 +116,10 @@ class UndoController(QtCore.QObject):
     # -- nothing lost --------------------------------------------------------------------------
 
     def confirm_replace(self, parent: QtWidgets.QWidget, what: str,
-                        save: Callable[[], bool]) -> bool:
+                        save: Callable[[], bool], hint: str | None = None) -> bool:
         """Before ``what`` replaces the workspace: with unsaved work, ask Save / Discard /
-        Cancel (``save()`` saves and says whether it did). True: go on."""
+        Cancel (``save()`` saves and says whether it did). True: go on. ``hint``: how the
+        work comes back after Discard (default: Edit ▸ Undo)."""
         if not self.unsaved or not self.bridge.workspace.names():
             return True
         box = QtWidgets.QMessageBox(parent)
@@ -126,8 +127,8 @@ class UndoController(QtCore.QObject):
         box.setWindowTitle(self.tr("Unsaved work"))
         box.setText(self.tr("The workspace has values you made that are not saved. {0}").format(
             what))
-        box.setInformativeText(self.tr("Save them in a session first? (Edit ▸ Undo also brings "
-                                       "them back.)"))
+        box.setInformativeText(self.tr("Save them in a session first? ({0})").format(
+            hint or self.tr("Edit ▸ Undo also brings them back.")))
         buttons = QtWidgets.QMessageBox.StandardButton
         box.setStandardButtons(buttons.Save | buttons.Discard | buttons.Cancel)
         box.setDefaultButton(buttons.Save)
