@@ -344,3 +344,21 @@ def test_why_column_wraps_and_rows_grow(qtbot: QtBot, make_window) -> None:
     fm = QtGui.QFontMetrics(table.font())
     assert fm.horizontalAdvance(why) > header.sectionSize(4)  # so it must wrap...
     assert table.rowHeight(0) >= 2 * fm.lineSpacing()  # ...and the row grew to show it
+
+
+def test_relation_row_is_not_cut_in_presentation_mode(qtbot: QtBot, make_window) -> None:
+    """Seen in the real window at 1280x800, Chinese, F5: the list was one short strip and
+    its only (wrapped) row was cut in half. The list keeps room for one wrapped row."""
+    win = make_window()
+    win.set_language("zh")
+    win.set_presentation(True)
+    try:
+        panel = run_in_window(qtbot, win, "w = torch.arange(20.0)\nv = w[2:10:2]\n")
+        win.resize(1280, 800)
+        table = panel.table
+        qtbot.waitUntil(lambda: table.rowCount() == 1 and table.measured(), timeout=5000)
+        QtWidgets.QApplication.processEvents()
+        assert table.rowHeight(0) <= table.viewport().height()
+    finally:
+        win.set_presentation(False)
+        win.set_language("en")

@@ -254,8 +254,11 @@ class MemoryPanel(QtWidgets.QWidget):
         total = self.splitter.height() - self.splitter.handleWidth()
         if total <= 0:
             return
-        # (the rows' number, not their heights: those come later, a slice at a time)
-        rows = min(self.model.pairs, 12) * self.table.verticalHeader().defaultSectionSize()
+        # (the rows' number, not their heights: those come later, a slice at a time; a reason
+        # usually wraps to two lines)
+        row = self.table.verticalHeader().defaultSectionSize()
+        rows = min(self.model.pairs, 12) * 2 * row
+
         want = (self.table.horizontalHeader().height() + rows + self.table_title.sizeHint().height()
                 + self.note.sizeHint().height() + 24)
         side = int(min(max(want, total * 0.25), total * 0.45))

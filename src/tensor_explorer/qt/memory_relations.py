@@ -411,6 +411,10 @@ class RelationTable(QtWidgets.QTableView):
         self._stale = r
         if r < n:
             self._height_timer.start()
+        # never so short that the first (wrapped) row is cut: presentation mode at 1280x800
+        first = self.rowHeight(0) if n else self.verticalHeader().defaultSectionSize()
+        self.setMinimumHeight(self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
+                              + min(first, 6 * self.verticalHeader().defaultSectionSize()))
 
     def measured(self) -> bool:
         """True when every row has the height of its (wrapped) text."""
