@@ -268,3 +268,33 @@ def test_values_handed_in_are_usable_and_shared_not_copied() -> None:
     assert ws.run("t[1] = 5") == ["t"]
     assert t[1].item() == 5.0
     assert ws["t"] is t
+
+
+def test_relations_are_computed_as_they_are_read(monkeypatch) -> None:
+    """A thousand views of one tensor: ws.relations() knows how many pairs there are at once
+    and computes a pair only when it is read (#15 point 5); each pair read is right."""
+    from tensor_explorer.core import memory
+
+    ws = tx.Workspace()
+    base = torch.arange(10_000.0)
+    for i in range(1000):
+        ws[f"v{i}"] = base[i::1000]
+    made: list[tuple[str, str]] = []
+    real = memory._relate_pair
+
+    def counting(sa, sb, na, nb, budget):  # type: ignore[no-untyped-def]
+        made.append((na, nb))
+        return real(sa, sb, na, nb, budget)
+
+    monkeypatch.setattr(memory, "_relate_pair", counting)
+    rels = ws.relations()
+    assert len(rels) == 1000 * 999 // 2 and not made
+    first = [r for _, r in zip(range(3), rels, strict=False)]
+    assert len(made) == 3
+    for r in first:  # ground truth from torch: interleaved views of one storage, no common byte
+        a, b = ws[r.a], ws[r.b]
+        assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+        elements = [{t.storage_offset() + i * t.stride(0) for i in range(t.numel())}
+                    for t in (a, b)]
+        assert r.shared_bytes == 4 * len(elements[0] & elements[1]) == 0
+        assert r.kind == "same-storage"

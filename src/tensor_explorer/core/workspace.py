@@ -19,7 +19,7 @@ import os
 import textwrap
 import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -759,15 +759,18 @@ class Workspace:
 
     # -- memory --------------------------------------------------------------------------------
 
-    def relations(self) -> list[Any]:
-        """Every related pair of values, by name (from :mod:`tensor_explorer.core.memory`)."""
+    def relations(self) -> Sequence[Any]:
+        """Every related pair of values, by name (from :mod:`tensor_explorer.core.memory`): a
+        sequence computed lazily as it is read (iterate it pair by pair; ``len`` is known at
+        once; ``list(...)`` computes them all), so a thousand views of one tensor cost nothing
+        until their pairs are asked for."""
         from . import memory  # written separately; imported lazily
 
         relations_among = getattr(memory, "relations_among", None)
         if relations_among is None:
             raise NotImplementedError("tensor_explorer.core.memory.relations_among is missing")
         arrays = {n: v for n, v in self.items() if isinstance(v, torch.Tensor | np.ndarray)}
-        return list(relations_among(arrays))
+        return relations_among(arrays)
 
 
 _REAL_MODULES: dict[str, Any] = {"torch": torch, "np": np, "nn": torch.nn,
