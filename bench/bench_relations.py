@@ -129,6 +129,55 @@ def main() -> None:
         f"internal_overlap of {len(big)} views: {sum(flags)} overlapping, "
         f"{(time.perf_counter() - t0) * 1e3:.2f} ms in all"
     )
+    adversarial()
+    many_views()
+
+
+def _peak_rss() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def adversarial() -> None:
+    """Issue #15's pair: an interleaving as_strided view against a strided slice of 10^8
+    elements (was 4.9-6.3 s and up to +1.7 GB). Baseline: the data_ptr check of the same pair."""
+    x = torch.empty(100_000_000, dtype=torch.float32)
+    a, b = x.as_strided((1_000_000, 50), (97, 13)), x[1::7]
+    before = _peak_rss()
+    t0 = time.perf_counter()
+    rel = tx.relation(a, b)
+    took = time.perf_counter() - t0
+    extra = max(0, _peak_rss() - before) / 2**20
+    t1 = time.perf_counter()
+    for _ in range(1000):
+        _ = a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    base = (time.perf_counter() - t1) / 1000
+    kind = rel.kind if rel is not None else None
+    print(f"adversarial pair as_strided((1e6, 50), (97, 13)) vs x[1::7] of 10^8: {kind}, "
+          f"{rel.shared_bytes if rel else 0:,} shared bytes")
+    print(f"  time {took:.3f} s (goal 1 s: {'met' if took <= 1 else 'NOT met'}); peak memory "
+          f"+{extra:.1f} MiB (goal 64 MiB: {'met' if extra <= 64 else 'NOT met'}); "
+          f"vs data_ptr == = {took / base:.0f}x")
+
+
+def many_views() -> None:
+    """1000 views of one tensor (v{i} = base[i::1000]): ws.relations() is read lazily (was 23 s
+    for the 500,500 pairs). Baseline: making the workspace's 1000 views."""
+    t0 = time.perf_counter()
+    ws = tx.Workspace()
+    base = torch.arange(1_000_000.0)
+    for i in range(1000):
+        ws[f"v{i}"] = base[i::1000]
+    made = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rels = ws.relations()
+    first = [r for _, r in zip(range(100), rels, strict=False)]
+    took = time.perf_counter() - t0
+    met = "met" if took <= 1 else "NOT met"
+    print(f"1000 views of one tensor: ws.relations() with {len(rels):,} pairs, the first "
+          f"{len(first)} read in {took * 1e3:.1f} ms (goal 1 s: {met}); making the 1000 views "
+          f"took {made * 1e3:.1f} ms: = {took / made:.2f}x")
 
 
 def _bounded(a: np.ndarray, b: np.ndarray) -> bool:
