@@ -238,3 +238,25 @@ def test_graph_pane_backward_is_undone_with_its_gradients() -> None:
     assert "backward" not in ws.to_script()
     history.redo(ws)
     assert torch.equal(ws["w"].grad, torch.full((3,), 2.0))
+
+
+def test_redo_of_a_write_through_memory_shared_with_numpy() -> None:
+    """A tensor and the NumPy array it shares bytes with (torch.from_numpy) are both kept:
+    redo must invert undo exactly, whichever of the two wrote, cycle after cycle."""
+    ws = Workspace()
+    ws.track_changes = True
+    history = UndoHistory()
+    ws.events.undoable.connect(history.push)
+    ws.run("a = np.zeros((2, 3), dtype=np.float32)\nt = torch.from_numpy(a)")
+    for statement in ("t[1, 2] = 7.5", "a[0, 0] = 3.0", "t.add_(1)"):
+        before = ws["a"].copy()
+        ws.run(statement)
+        after = ws["a"].copy()
+        for _ in range(2):
+            history.undo(ws)
+            assert np.array_equal(ws["a"], before)
+            assert torch.equal(ws["t"], torch.from_numpy(before))
+            history.redo(ws)
+            assert np.array_equal(ws["a"], after)
+            assert torch.equal(ws["t"], torch.from_numpy(after))
+        assert ws["t"].untyped_storage().data_ptr() == ws["a"].__array_interface__["data"][0]

@@ -196,3 +196,25 @@ def test_ctrl_z_in_a_fresh_code_bar_undoes_the_statement(qtbot: QtBot, make_wind
     qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the statement
     qtbot.waitUntil(lambda: "kept" in win.workspace.names())
     assert torch.equal(win.workspace["kept"], torch.ones(2))
+
+
+def test_a_cell_edit_is_undone_in_every_alias(qtbot: QtBot, make_window) -> None:
+    """A table edit writes in place (through a statement); Edit ▸ Undo puts the old element
+    back, seen through the NumPy array that shares the tensor's memory."""
+    win = make_window()
+    run(qtbot, win, "a = np.zeros((2, 3), dtype=np.float32)\nt = torch.from_numpy(a)")
+    values = win.panels["values"].panel
+    values.set_mode("table")
+    win.workspace.selected = "t"
+    qtbot.waitUntil(lambda: values.name() == "t" and values.plane() is not None)
+    with qtbot.waitSignal(win.runner.busy_changed, timeout=TIMEOUT,
+                          check_params_cb=lambda busy: not busy):
+        assert values.model.setData(values.model.index(1, 2), "7.5")
+    a, t = win.workspace["a"], win.workspace["t"]
+    assert a[1, 2] == 7.5 and t[1, 2].item() == 7.5
+    assert t.untyped_storage().data_ptr() == a.__array_interface__["data"][0]
+    undo_action(win).trigger()
+    assert a[1, 2] == 0.0 and t[1, 2].item() == 0.0  # the same memory, written back
+    assert win.workspace["a"] is a and win.workspace["t"] is t
+    win.undo.redo_action.trigger()
+    assert a[1, 2] == 7.5

@@ -171,6 +171,7 @@ class Change:
     _grads: list[tuple[torch.Tensor, Any, Any]] = field(default_factory=list)  # leaf, before, after
     _eager: list[tuple[Any, Any, int | None]] = field(default_factory=list)  # grad, copy, version
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _swapped: bool = False  # swap_data ran an odd number of times (the before state is live)
 
     # -- while the action runs -------------------------------------------------------------
 
@@ -205,17 +206,29 @@ class Change:
     # -- undo / redo -------------------------------------------------------------------------
 
     def swap_data(self) -> None:
-        """Exchange the kept bytes with the live ones (undo, then redo, then undo...)."""
+        """Exchange the kept bytes with the live ones (undo, then redo, then undo...).
+
+        Kept copies may cover the same memory twice (a tensor and the NumPy array it shares
+        bytes with, ``torch.from_numpy``): the swaps then do not commute, so swapping back
+        runs them in the reverse order, which makes redo the exact inverse of undo."""
+        steps: list[tuple[bool, Any]] = [(True, key) for key in self._storages]
+        steps += [(False, i) for i in range(len(self._arrays))]
+        if self._swapped:
+            steps.reverse()
+        self._swapped = not self._swapped
         with torch.no_grad():
-            for key, (live, kept) in list(self._storages.items()):
-                now = live.clone()
-                live.copy_(kept)
-                self._storages[key] = (live, now)
-        for i, (live_a, kept_a) in enumerate(self._arrays):
-            now_a = live_a.copy()
-            if live_a.flags.writeable:
-                np.copyto(live_a, kept_a)
-            self._arrays[i] = (live_a, now_a)
+            for is_storage, key in steps:
+                if is_storage:
+                    live, kept = self._storages[key]
+                    now = live.clone()
+                    live.copy_(kept)
+                    self._storages[key] = (live, now)
+                else:
+                    live_a, kept_a = self._arrays[key]
+                    now_a = live_a.copy()
+                    if live_a.flags.writeable:
+                        np.copyto(live_a, kept_a)
+                    self._arrays[key] = (live_a, now_a)
 
     def set_grads(self, before: bool) -> None:
         """Put back each leaf's ``.grad`` object as it was before (or after) the action."""
