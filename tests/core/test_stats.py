@@ -305,3 +305,33 @@ def test_no_writable_cache_folder_still_uses_the_kernel(monkeypatch: pytest.Monk
         assert kernels.available()
     finally:
         kernels.reset()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int16", "uint64"])
+def test_fused_chunks_match_one_call_per_chunk(dtype: str) -> None:
+    # One kernel call reduces a span of chunks (the threads seldom come back to Python): each
+    # chunk's figures must be those of a call on that chunk alone, NaN/Inf and zeros included.
+    assert kernels.available()
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=10_000) * 50
+    if dtype in ("int16", "uint64"):
+        a = np.abs(x).astype(dtype)
+        a[7] = np.iinfo(dtype).max
+        bf16 = False
+    else:
+        x[:300] = np.nan
+        x[2000::97] = np.inf
+        x[5000::89] = -np.inf
+        x[6000:6010] = 0.0
+        x[9000:] = np.nan  # a chunk with no finite element
+        if dtype == "bfloat16":
+            a = torch.from_numpy(x).to(torch.bfloat16).view(torch.int16).numpy()
+        else:
+            a = x.astype(dtype)
+        bf16 = dtype == "bfloat16"
+    chunk = 999
+    got = kernels.fused_chunks(a, chunk, bfloat16=bf16)
+    assert got is not None and len(got) == -(-a.size // chunk)
+    for i, m in enumerate(got):
+        want = kernels.fused_moments(a[i * chunk : (i + 1) * chunk], bfloat16=bf16)
+        assert m == want, (i, m, want)

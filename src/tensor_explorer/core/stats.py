@@ -39,6 +39,12 @@ CHUNK = 1 << 22  # elements per chunk: amortises dispatch and threads; a few in 
 # the window reduces on its UI thread (the Inspector's SYNC_STATS_LIMIT) then never import Numba,
 # which costs ~0.3 s; bigger ones are reduced in the background.
 FUSED_MIN = 1 << 18
+# A contiguous value on the CPU is handed to the threads in spans of up to this many chunks: one
+# kernel call reduces a whole span without the GIL (each chunk's figures come back separately).
+# Returning to Python for every chunk cost a third of the time on a busy machine: a thread that
+# is descheduled while it holds the GIL, or the main thread that is late to hand out the next
+# chunk, keeps the other threads waiting.
+SPAN = 8
 
 Progress = Callable[[float], None]
 Cancel = Callable[[], bool]
@@ -145,11 +151,14 @@ class _Acc:
 # ---------------------------------------------------------------------------- chunking
 
 
-def _chunks(v: Any, chunk: int, start: int = 0) -> Iterator[tuple[int, Any]]:
+def _chunks(v: Any, chunk: int, start: int = 0, spans: int = 0) -> Iterator[tuple[int, Any]]:
     """Yield ``(flat_index, piece)`` over ``v`` (tensor or array) in C order.
 
     A piece is a 1-D slice of a contiguous value (no copy) or a block of leading-axis rows of
     another; ``piece.reshape(-1)`` (done by the worker that reduces it) copies at most one chunk.
+    With ``spans`` (the number of threads), a slice of a contiguous value is up to :data:`SPAN`
+    chunks, fewer towards the end (about a ``2 * spans``-th of what is left), so that the
+    threads still finish together.
     """
     numel = int(np.prod(v.shape, dtype=np.int64)) if v.ndim else 1
     if numel == 0:
@@ -157,8 +166,11 @@ def _chunks(v: Any, chunk: int, start: int = 0) -> Iterator[tuple[int, Any]]:
     contiguous = v.is_contiguous() if isinstance(v, torch.Tensor) else v.flags.c_contiguous
     if v.ndim == 0 or contiguous:
         flat = v.reshape(-1)
-        for i in range(0, numel, chunk):
-            yield start + i, flat[i : i + chunk]
+        i = 0
+        while i < numel:
+            k = max(1, min(SPAN, -(-(numel - i) // chunk) // (2 * spans))) if spans else 1
+            yield start + i, flat[i : i + k * chunk]
+            i += k * chunk
         return
     rows = v.shape[0]
     row = numel // rows
@@ -231,6 +243,32 @@ def _fused(c: torch.Tensor) -> tuple[kernels.Moments, Again] | None:
         return m if m is not None else _torch_moments(c, shift, exp)
 
     return m, again
+
+
+def _fused_span(c: torch.Tensor, chunk: int) -> list[tuple[kernels.Moments, Again]] | None:
+    """:func:`_fused` of each chunk of a contiguous 1-D span, in one kernel call."""
+    if c.device.type != "cpu" or c.numel() < FUSED_MIN or c.is_complex() or not c.is_contiguous():
+        return None
+    c = c.resolve_neg()
+    bf16 = c.dtype == torch.bfloat16
+    try:
+        a = (c.view(torch.int16) if bf16 else c).numpy()
+    except (TypeError, RuntimeError):  # a dtype NumPy does not have
+        return None
+    ms = kernels.fused_chunks(a, chunk, bfloat16=bf16)
+    if ms is None:
+        return None
+
+    def redo(i: int) -> Again:
+        piece, part = a[i * chunk : (i + 1) * chunk], c[i * chunk : (i + 1) * chunk]
+
+        def again(shift: float, exp: int) -> kernels.Moments:
+            m = kernels.fused_moments(piece, shift, exp, bfloat16=bf16)
+            return m if m is not None else _torch_moments(part, shift, exp)
+
+        return again
+
+    return [(m, redo(i)) for i, m in enumerate(ms)]
 
 
 def _torch_moments(c: torch.Tensor, shift: float | None = None, exp: int = 0) -> kernels.Moments:
@@ -326,6 +364,22 @@ def _int_array(c: torch.Tensor) -> np.ndarray:
     return c.cpu().numpy()
 
 
+def _reduce_span(start: int, piece: Any, complex_: bool, floating: bool, chunk: int) -> _Acc:
+    """The statistics of a piece of one or more chunks (runs on a worker thread)."""
+    n = int(np.prod(piece.shape, dtype=np.int64)) if piece.ndim else 1
+    if n <= chunk:
+        return _reduce(start, piece, complex_, floating)
+    part = _Acc()
+    fused = None if complex_ else _fused_span(_to_torch(piece), chunk)
+    if fused is not None:
+        for i, (m, again) in enumerate(fused):
+            _fold(start + i * chunk, m, again, part)
+        return part
+    for i in range(0, n, chunk):
+        part.merge(_reduce(start + i, piece[i : i + chunk], complex_, floating))
+    return part
+
+
 def _reduce(start: int, piece: Any, complex_: bool, floating: bool) -> _Acc:
     """The statistics of one chunk (runs on a worker thread)."""
     part = _Acc()
@@ -379,8 +433,9 @@ def stats(
 ) -> Stats:
     """Summary statistics of ``value`` in one chunked pass (see the module docstring).
 
-    ``progress(fraction)`` is called after each chunk; when ``cancel()`` returns True the pass
-    stops and :class:`Cancelled` is raised. Meta tensors (no data) raise ``ValueError``.
+    ``progress(fraction)`` is called after each chunk (or span of chunks, see :data:`SPAN`);
+    when ``cancel()`` returns True the pass stops and :class:`Cancelled` is raised. Meta tensors
+    (no data) raise ``ValueError``.
     """
     if isinstance(value, np.generic):
         value = np.asarray(value)
@@ -426,11 +481,16 @@ def stats(
     else:
         pool = _pool()
         pending: deque[Future[_Acc]] = deque()
+        # spans of chunks where the fused kernel reduces every chunk (not where a piece is
+        # copied first: byte-swapped arrays, complex values)
+        plain = chunk >= FUSED_MIN and not complex_
+        plain = plain and (isinstance(v, torch.Tensor) or v.dtype.isnative)
         try:
-            for start, piece in _chunks(v, chunk):
+            for start, piece in _chunks(v, chunk, spans=workers if plain else 0):
                 if cancel is not None and cancel():
                     raise Cancelled("statistics cancelled")
-                pending.append(pool.submit(_reduce, start, piece, complex_, floating))
+                task = (start, piece, complex_, floating, chunk)
+                pending.append(pool.submit(_reduce_span, *task))
                 while len(pending) >= 2 * workers:  # bounded: memory stays flat
                     fold(pending.popleft().result())
             while pending:
