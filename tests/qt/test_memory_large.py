@@ -6,11 +6,12 @@ Facts are checked against torch: storages' data pointers, storage offsets and st
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pytest
 import torch
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core import memory
@@ -188,3 +189,60 @@ def test_counting_stops_when_the_list_is_replaced(
     with qtbot.waitSignal(task.cancelled, timeout=30_000):
         model.reset({"y": torch.ones(2)}, 0, {})  # another workspace: the old count stops
     assert model.rowCount() == 0 and model.done() and not model.canFetchMore()
+
+
+def test_deferred_work_runs_one_slice_a_turn_in_turns(qtbot: QtBot) -> None:
+    """Laying out, filling and measuring share one scheduler: one job's slice per turn of the
+    event loop (never several adding up), round robin, and a turn left alone when the thread
+    was just busy (an input)."""
+    owner = QtWidgets.QWidget()
+    qtbot.addWidget(owner)
+    slices = memory_relations.Slices(owner)
+    ran: list[str] = []
+    left = {"a": 3, "b": 2}
+
+    def job(name: str):
+        def run(deadline: float) -> bool:
+            assert deadline > time.perf_counter() - 1
+            ran.append(name)
+            left[name] -= 1
+            return left[name] > 0
+        return run
+
+    a, b = job("a"), job("b")
+    slices.want(a)
+    slices.want(b)
+    slices.want(a)  # asked again before it ran: still one job
+    slices._run()
+    assert ran == ["a"]
+    slices._run()
+    assert ran == ["a", "b"]
+    slices._since = time.perf_counter() - 1  # the thread was busy since: this turn is its own
+    slices._run()
+    assert ran == ["a", "b"]
+    slices._run()
+    assert ran == ["a", "b", "a"]
+    qtbot.waitUntil(lambda: not slices.pending(a) and not slices.pending(b), timeout=2000)
+    assert ran == ["a", "b", "a", "b", "a"]
+
+
+def test_one_scheduler_for_the_panels_deferred_work(qtbot: QtBot) -> None:
+    """The drawing's layout, the items near the view, a redraw after a resize, the relation
+    list's fill, fetches and row heights: no zero-delay timer of their own (several firing in
+    one turn held the UI thread past 50 ms), all through the panel's one :class:`Slices`."""
+    panel = make_panel(qtbot, thousand_views())
+    assert panel.table.slices is panel.slices and panel.relations.slices is panel.slices
+    zero = [t for t in panel.findChildren(QtCore.QTimer) if t.interval() == 0]
+    assert zero == [panel.slices._timer]
+    qtbot.waitUntil(lambda: panel.is_laid_out() and panel.table.measured(), timeout=20_000)
+    # a new language re-fits the columns over every row read, in slices
+    panel.relations.fetch(1000, 10.0)
+    qtbot.waitUntil(panel.table.measured, timeout=20_000)
+    panel.retranslate()
+    assert not panel.table.measured()
+    qtbot.waitUntil(panel.table.measured, timeout=20_000)
+    # a width the drawing is laid out for already (the scroll bar shows or hides): no new
+    # layout
+    laid = panel._laid_width
+    panel._resized(time.perf_counter() + 1)
+    assert panel.is_laid_out() and panel._laid_width == laid

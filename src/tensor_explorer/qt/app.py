@@ -103,6 +103,11 @@ def run_app(paths: Sequence[str], *, offer_recovery: bool = True, trust: bool = 
     elif not restored:
         win.open_lesson(default_lesson())
     win.show()
+    from .gc_guard import install as gc_guard
+
+    guard = gc_guard()
+    if guard is not None:  # start-up's objects stay: full collections skip them from now on
+        QtCore.QTimer.singleShot(0, guard.freeze_start_up)
     quit_after = os.environ.get("TENSOR_EXPLORER_QUIT_AFTER_MS")  # tests and start-up benchmark
     if quit_after:
         QtCore.QTimer.singleShot(0, lambda: print("tensor-explorer: window shown", flush=True))

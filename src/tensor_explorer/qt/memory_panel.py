@@ -40,7 +40,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..core import memory
 from . import i18n, theme
 from .bridge import WorkspaceBridge
-from .memory_relations import RelationModel, RelationTable
+from .memory_relations import FETCH_ROWS, SLICE_SECONDS, RelationModel, RelationTable, Slices
 from .memory_view import (
     BytesItem,
     LaneItem,
@@ -60,9 +60,9 @@ KIND_ORDER = ("alias", "contains", "overlap", "same-storage")
 EAGER_BLOCKS = 120
 #: scene items are made for this far above and below the visible part (pixels, at scale 1)
 MATERIALIZE_MARGIN = 800
-#: longest one turn of laying the drawing's rows out (the rest: next turns), and the rows it
-#: lays out at least (a screenful)
-LAYOUT_SECONDS = 0.012
+#: longest one turn of laying the drawing's rows out (the rest: next turns, one slice of
+#: :class:`~.memory_relations.Slices` each), and the rows it lays out at least (a screenful)
+LAYOUT_SECONDS = SLICE_SECONDS
 LAYOUT_MIN_ROWS = 40
 INFO_LINES = 2  # the hover line's fixed height, in lines (longer texts end in "…")
 
@@ -107,9 +107,9 @@ class _View(QtWidgets.QGraphicsView):
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
-            # only the width changes the drawing; what is lit stays lit. Next turn: a resize
-            # comes with other work (a new model, the splitter) and several come at once
-            self.panel._resize_timer.start()
+            # only the width changes the drawing; what is lit stays lit. In a later turn: a
+            # resize comes with other work (a new model, the splitter) and several come at once
+            self.panel.slices.want(self.panel._resized)
         else:
             self.panel._materialize_visible()
 
@@ -156,22 +156,10 @@ class MemoryPanel(QtWidgets.QWidget):
         self._scroll_to: str | None = None  # a selected value not drawn yet
         self._layout_rows: Iterator[tuple[int, int, float, float]] | None = None
         self._name_widths: tuple[str, dict[str, float]] = ("", {})
-        self._layout_timer = QtCore.QTimer(self)
-        self._layout_timer.setSingleShot(True)
-        self._layout_timer.setInterval(0)
-        self._layout_timer.timeout.connect(self._layout_more)
-        self._materialize_timer = QtCore.QTimer(self)
-        self._materialize_timer.setSingleShot(True)
-        self._materialize_timer.setInterval(0)
-        self._materialize_timer.timeout.connect(self._materialize_visible)
-        self._resize_timer = QtCore.QTimer(self)
-        self._resize_timer.setSingleShot(True)
-        self._resize_timer.setInterval(0)
-        self._resize_timer.timeout.connect(self._resized)
-        self._fill_timer = QtCore.QTimer(self)
-        self._fill_timer.setSingleShot(True)
-        self._fill_timer.setInterval(0)
-        self._fill_timer.timeout.connect(self._filled)
+        self._laid_width: int | None = None  # the width the drawing was laid out for
+        # the deferred work (laying rows out, making items near the view, a redraw after a
+        # resize, filling and measuring the relation list): one slice per turn, in turns
+        self.slices = Slices(self)
 
         self.legend = QtWidgets.QLabel()
         self.legend.setWordWrap(True)
@@ -190,7 +178,7 @@ class MemoryPanel(QtWidgets.QWidget):
         self.view.verticalScrollBar().valueChanged.connect(self._materialize_visible)
 
         self.relations = RelationModel(self, self)
-        self.table = RelationTable(self.relations)
+        self.table = RelationTable(self.relations, slices=self.slices)
         self.table.selectionModel().selectionChanged.connect(self._row_selected)
         self.relations.counted.connect(self._set_note)
         self.relations.settled.connect(self._set_note)
@@ -283,7 +271,6 @@ class MemoryPanel(QtWidgets.QWidget):
             "Hover a cell: its bytes and every element that reads them light up. Wheel over a "
             "strip zooms into its bytes; double-click zooms out."))
         self.table_title.setText(self.tr("Values that share memory"))
-        self.relations.retranslate()
 
     def headers(self) -> list[str]:
         """The relation list's column headers."""
@@ -473,16 +460,16 @@ class MemoryPanel(QtWidgets.QWidget):
         self.redraw()
         if self._scroll_to is not None:
             self.scroll_to(self._scroll_to)
-        # the relation list next turn (each holds the UI thread for a few tens of ms at most)
-        self._fill_timer.start()
+        # the relation list in a later turn (each turn holds the UI thread for one slice)
+        self.slices.want(self._filled)
 
-    @QtCore.Slot()
-    def _filled(self) -> None:
+    def _filled(self, deadline: float) -> bool:
         if self._task is not None or self._ready:
-            return
-        self._fill_table()
+            return False
+        self._fill_table(deadline)
         self._ready = True
         self.drawn.emit()
+        return False
 
     @QtCore.Slot(str)
     def _failed(self, message: str) -> None:
@@ -495,6 +482,8 @@ class MemoryPanel(QtWidgets.QWidget):
         self.drawn.emit()
 
     def _draw_failure(self) -> None:
+        self.slices.drop(self._layout_more)
+        self._layout_rows = None
         self.scene.clear()
         self._lane_items, self._bytes_items = {}, {}
         self._blocks, self._lane_rows = [], {}
@@ -529,12 +518,13 @@ class MemoryPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ relation list
 
-    def _fill_table(self) -> None:
-        """The relation list for the new model: the first rows now (as many as fit in
-        :data:`~.memory_relations.FETCH_SECONDS`), the rest as the list is scrolled."""
+    def _fill_table(self, deadline: float) -> None:
+        """The relation list for the new model: the first rows now (as many as fit before
+        ``deadline``), the rest as the list is scrolled."""
         model = self.model
         self.relations.reset(model.values, model.pairs, model.whys)
-        self.relations.fetchMore()
+        # (half the slice reading pairs: adding the rows, sizing the columns take the rest)
+        self.relations.fetch(FETCH_ROWS, max((deadline - time.perf_counter()) / 2, 0.002))
         self._set_note()
 
     @QtCore.Slot()
@@ -663,26 +653,37 @@ class MemoryPanel(QtWidgets.QWidget):
         the top, :data:`LAYOUT_SECONDS` at a time (the rest in later turns of the event loop,
         the scene's height estimated meanwhile); scene items are made only for the rows near
         the visible part (:meth:`_materialize`)."""
-        self._layout_timer.stop()
+        self.slices.drop(self._layout_more)
         self._layout_rows = self._layout()
-        self._layout_more()
+        self._layout_more(time.perf_counter() + LAYOUT_SECONDS)
         if self._hover_pos is not None:
             self._hover_now()
 
     def is_laid_out(self) -> bool:
         """True when every row of the drawing has its place (at the view's width)."""
-        return self._layout_rows is None and not self._resize_timer.isActive()
+        return self._layout_rows is None and not self.slices.pending(self._resized)
 
-    @QtCore.Slot()
-    def _resized(self) -> None:
-        self.redraw_keeping_view()
+    def _layout_width(self) -> int:
+        """The width the drawing is laid out for: the view's, less a vertical scroll bar (so
+        nothing moves, and nothing is laid out again, when the bar shows or hides)."""
+        bar = self.view.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
+        return self.view.width() - 2 * self.view.frameWidth() - bar
 
-    @QtCore.Slot()
-    def _layout_more(self) -> None:
+    def _resized(self, deadline: float) -> bool:
+        """A slice: the view's width changed; lay the drawing out again if it changes it."""
+        if self._laid_width is not None and self._layout_width() == self._laid_width:
+            self._materialize_visible()
+        else:
+            self.redraw_keeping_view()
+        return False
+
+    def _layout_more(self, deadline: float) -> bool:
+        """A slice of laying rows out (until ``deadline``, perf_counter, and at least
+        :data:`LAYOUT_MIN_ROWS` rows); True when rows are left for a later turn."""
         rows = self._layout_rows
         if rows is None:
-            return
-        stop = time.perf_counter() + LAYOUT_SECONDS
+            return False
+        stop = deadline
         count = 0
         while True:
             got = next(rows, None)
@@ -697,10 +698,11 @@ class MemoryPanel(QtWidgets.QWidget):
             done, left, width, y = got
             height = y + left * (y / max(done, 1))
             self.scene.setSceneRect(QtCore.QRectF(0, 0, width, height))
-            self._layout_timer.start()
+            self.slices.want(self._layout_more)
         self._materialize_visible()
         if self._scroll_to is not None and self._scroll_to in self._lane_rows:
             self.scroll_to(self._scroll_to)
+        return self._layout_rows is not None
 
     def _layout(self) -> Iterator[tuple[int, int, float, float]]:
         """Lay the rows out, top to bottom; yields (rows done, rows left, scene width, y)
@@ -717,8 +719,7 @@ class MemoryPanel(QtWidgets.QWidget):
         fm = QtGui.QFontMetricsF(pal.font)
         fm_small = QtGui.QFontMetricsF(pal.small)
         # the width left when the vertical scroll bar shows (so nothing moves when it does)
-        bar = self.view.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
-        width = self.view.width() - 2 * self.view.frameWidth() - bar
+        width = self._laid_width = self._layout_width()
         avail = max(width, 200) - 2 * margin
         model = self.model
         if not model.strips:
@@ -851,18 +852,29 @@ class MemoryPanel(QtWidgets.QWidget):
     @QtCore.Slot()
     def _materialize_visible(self, *_: object) -> None:
         """Make the items of the rows in view now, and of those near it (above and below, for
-        scrolling) :data:`LAYOUT_SECONDS` at a time."""
+        scrolling) in later turns, a slice at a time."""
         if not self._blocks:
             return
-        if len(self._blocks) <= EAGER_BLOCKS:
+        if self._eager():
             self._materialize(-math.inf, math.inf)
             return
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         self._materialize(shown.top(), shown.bottom())
+        self.slices.want(self._materialize_near)
+
+    def _materialize_near(self, deadline: float) -> bool:
+        """A slice: the items of the rows near the visible part; True when some are left."""
+        if not self._blocks or self._eager():
+            self._materialize_visible()
+            return False
+        shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         extra = shown.height() + MATERIALIZE_MARGIN * theme.state().scale
-        if not self._materialize(shown.top() - extra, shown.bottom() + extra,
-                                 time.perf_counter() + LAYOUT_SECONDS):
-            self._materialize_timer.start()
+        return not self._materialize(shown.top() - extra, shown.bottom() + extra, deadline)
+
+    def _eager(self) -> bool:
+        """True when every row gets its items at once: a small drawing, all laid out (while
+        it is laid out, the rows in view first, like a large one's)."""
+        return len(self._blocks) <= EAGER_BLOCKS and self._layout_rows is None
 
     def _materialize(self, top: float, bottom: float, deadline: float | None = None) -> bool:
         """Make the items of the rows between scene ``top`` and ``bottom``; False when the

@@ -4,15 +4,19 @@ A thousand views of one tensor are half a million pairs; counting them all befor
 would hold the panel for minutes. :class:`RelationModel` is a virtual table: it reads pairs from
 :func:`tensor_explorer.core.memory.iter_relations` only as rows are needed (``canFetchMore`` /
 ``fetchMore``: the view asks when it is scrolled to the bottom), a batch at a time, each pair
-with a work budget and each batch with a time limit, so the UI thread is never held past
-:data:`FETCH_SECONDS`. A pair whose count runs past its budget comes back as a
-:class:`~tensor_explorer.core.memory.PendingRelation`: its row reads "overlap? counting…" while
-a background :class:`~tensor_explorer.qt.workers.Task` finishes the count (cancelled when the
-model is replaced); then the row shows the answer.
+with a work budget and each batch with a time limit: the view's ask reads for
+:data:`FETCH_SECONDS`, the rest of its batch is read in later turns. A pair whose count runs
+past its budget comes back as a :class:`~tensor_explorer.core.memory.PendingRelation`: its
+row reads "overlap? counting…" while a background :class:`~tensor_explorer.qt.workers.Task`
+finishes the count (cancelled when the model is replaced); then the row shows the answer.
 
 :class:`RelationTable` is the view: names, kind and bytes as wide as their texts, the "why"
 column the rest, wrapped, each row as tall as its text (heights measured for the rows fetched,
 a slice at a time after a width change). Every text names the values by their real names.
+
+:class:`Slices` runs the deferred work of the panel (its drawing's layout, the list's fill,
+fetches, row heights and column widths): one slice per turn of the event loop, so no input
+waits for several of them at once (the guide: nothing holds the UI thread past ~50 ms).
 """
 
 from __future__ import annotations
@@ -25,18 +29,28 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import memory
+from .memory_view import yielding
 from .workers import Task
 
 #: work units one pair may take on the UI thread before it is left to the background
 PAIR_BUDGET = 1 << 14
-#: longest a fetch of rows may hold the UI thread (seconds)
-FETCH_SECONDS = 0.015
+#: longest a fetch of rows may hold the UI thread (seconds): the view's ``fetchMore`` (the
+#: list scrolled to its end) reads this long, the rest of its :data:`FETCH_ROWS` in later turns
+FETCH_SECONDS = 0.006
 #: most rows one fetch adds
 FETCH_ROWS = 200
 #: longest one background batch counts before it reports what it finished (seconds)
 BATCH_SECONDS = 0.25
 #: longest one turn of the event loop measures row heights (seconds; the rest: next turns)
 HEIGHT_SECONDS = 0.01
+#: a change of more rows than this re-fits the columns a slice a turn (a new language: every
+#: row's texts change; thousands of rows are measured in several turns)
+FIT_ROWS = 200
+#: longest one slice of deferred work (:class:`Slices`) holds the UI thread (seconds)
+SLICE_SECONDS = 0.008
+#: a slice waits one more turn when the UI thread was busy this long since the last one ended
+#: (an input, painting, a model arriving: their turn is not made longer by a slice)
+YIELD_SECONDS = 0.004
 
 Row = memory.Relation | memory.PendingRelation
 
@@ -67,6 +81,77 @@ def _count(batch: list[memory.PendingRelation], cancel: Callable[[], bool]) -> l
     return out
 
 
+Job = Callable[[float], bool]
+
+
+class Slices(QtCore.QObject):
+    """Deferred work on the UI thread, at most one slice per turn of the event loop.
+
+    A job is ``job(deadline) -> bool``: it works until ``time.perf_counter()`` passes
+    ``deadline`` (about :data:`SLICE_SECONDS` away) and says whether it has more to do. Jobs
+    asked for with :meth:`want` take turns (round robin); one zero-delay single-shot timer runs
+    one slice and posts itself again while any job has work, so several kinds of deferred work
+    (laying the drawing out, filling the relation list, measuring its rows, a redraw after a
+    resize) never add up in one turn. When the thread was busy since the last slice (an input
+    was handled, a view painted), the slice waits one turn more, so it never lands on top of
+    that work.
+    """
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self._jobs: dict[Job, None] = {}  # pending jobs, in their order of turn
+        self._since = 0.0  # when the last slice ended (or the first was asked for)
+        self._waited = False
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._run)
+
+    def want(self, job: Job) -> None:
+        """Run ``job`` in a later turn (once, however often it is asked for meanwhile)."""
+        self._jobs.setdefault(job, None)
+        if not self._timer.isActive():
+            self._since = time.perf_counter()
+            self._waited = False
+            self._timer.start()
+
+    def drop(self, job: Job) -> None:
+        """``job`` has nothing to do any more."""
+        self._jobs.pop(job, None)
+
+    def pending(self, job: Job) -> bool:
+        """True while ``job`` waits for a slice."""
+        return job in self._jobs
+
+    def run_all(self, seconds: float = 60.0) -> None:
+        """Every pending job to its end now (tests): at most about ``seconds`` in all."""
+        stop = time.perf_counter() + seconds
+        while self._jobs and time.perf_counter() < stop:
+            job = next(iter(self._jobs))
+            del self._jobs[job]
+            if job(time.perf_counter() + SLICE_SECONDS):
+                self._jobs[job] = None
+
+    @QtCore.Slot()
+    def _run(self) -> None:
+        if not self._jobs:
+            return
+        now = time.perf_counter()
+        if not self._waited and now - self._since > YIELD_SECONDS:
+            self._waited = True  # the thread was busy: this turn is its own
+            self._since = now
+            self._timer.start()
+            return
+        job = next(iter(self._jobs))
+        del self._jobs[job]
+        if job(now + SLICE_SECONDS):
+            self._jobs[job] = None  # (to the end: the others' turn first)
+        self._since = time.perf_counter()
+        self._waited = False
+        if self._jobs:
+            self._timer.start()
+
+
 class RelationModel(QtCore.QAbstractTableModel):
     """Related pairs of the values given to :meth:`reset`, fetched as they are shown.
 
@@ -94,6 +179,9 @@ class RelationModel(QtCore.QAbstractTableModel):
         self._source: Iterator[Row] | None = None
         self._pending: dict[int, int] = {}  # id(PendingRelation) -> row
         self._task: Task | None = None
+        self._wanted = 0  # rows a fetchMore asked for, not read yet (read in slices)
+        #: where the rest of a fetchMore is read, a slice a turn (the table's)
+        self.slices: Slices | None = None
 
     # ------------------------------------------------------------------ contents
 
@@ -103,6 +191,7 @@ class RelationModel(QtCore.QAbstractTableModel):
         self.beginResetModel()
         self.rows = []
         self._pending = {}
+        self._wanted = 0
         self.whys = dict(whys)
         self.pairs = pairs
         self._source = memory.iter_relations(values, budget=PAIR_BUDGET) if pairs else None
@@ -122,7 +211,23 @@ class RelationModel(QtCore.QAbstractTableModel):
                   = QtCore.QModelIndex()) -> None:  # noqa: B008
         if parent.isValid():
             return
-        self.fetch(FETCH_ROWS, FETCH_SECONDS)
+        if self.slices is None:
+            self.fetch(FETCH_ROWS, FETCH_SECONDS)
+            return
+        # the first rows now, the rest of the batch a slice a turn (an input never waits for
+        # the whole batch)
+        self._wanted = FETCH_ROWS - self.fetch(FETCH_ROWS, FETCH_SECONDS)
+        if self._wanted > 0 and self._source is not None:
+            self.slices.want(self._fetch_rest)
+
+    def _fetch_rest(self, deadline: float) -> bool:
+        """A slice of the rows a fetchMore asked for; True when some are left."""
+        if self._wanted <= 0 or self._source is None:
+            return False
+        # (half the slice reading pairs: adding the rows, sizing the columns take the rest)
+        seconds = max((deadline - time.perf_counter()) / 2, 0.001)
+        self._wanted -= self.fetch(self._wanted, seconds)
+        return self._wanted > 0 and self._source is not None
 
     def fetch(self, rows: int, seconds: float) -> int:
         """Read up to ``rows`` more pairs, for at most about ``seconds``; returns how many."""
@@ -172,7 +277,8 @@ class RelationModel(QtCore.QAbstractTableModel):
         rows = sorted(self._pending.values())
         batch = [self.rows[r] for r in rows]
         todo = [p for p in batch if isinstance(p, memory.PendingRelation)]
-        task = Task(lambda progress, cancel: (todo, _count(todo, cancel)), parent=self)
+        task = Task(lambda progress, cancel: (todo, _count(todo, yielding(cancel))),
+                    parent=self)
         task.finished.connect(self._counted)
         self._task = task
         task.start()
@@ -292,8 +398,11 @@ class RelationTable(QtWidgets.QTableView):
     their text. Offers ``item``, ``horizontalHeaderItem``, ``selectedItems`` and ``rowCount``
     as a ``QTableWidget`` does (read-only)."""
 
-    def __init__(self, model: RelationModel, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, model: RelationModel, parent: QtWidgets.QWidget | None = None,
+                 slices: Slices | None = None) -> None:
         super().__init__(parent)
+        self.slices = slices if slices is not None else Slices(self)
+        model.slices = self.slices
         self.setModel(model)
         self.relations = model
         self.verticalHeader().setVisible(False)
@@ -311,10 +420,8 @@ class RelationTable(QtWidgets.QTableView):
         self.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Interactive)
         self._stale = 0  # rows from here on need their height measured
         self._widths_for = -1  # rows whose texts the column widths account for
-        self._height_timer = QtCore.QTimer(self)
-        self._height_timer.setSingleShot(True)
-        self._height_timer.setInterval(0)
-        self._height_timer.timeout.connect(self._measure_rows)
+        self._text_widths = [0] * 4  # the widest text (with padding) of columns 0-3
+        self._fit_next, self._fit_widths = 0, [0] * 4  # re-fitting in slices: where, so far
         model.rowsInserted.connect(self._rows_inserted)
         model.modelReset.connect(self._model_reset)
         model.dataChanged.connect(self._data_changed)
@@ -341,6 +448,7 @@ class RelationTable(QtWidgets.QTableView):
 
     @QtCore.Slot()
     def _model_reset(self) -> None:
+        self.slices.drop(self._fit_slice)
         self._stale = 0
         self._widths_for = 0
         self.fit_columns()
@@ -349,28 +457,32 @@ class RelationTable(QtWidgets.QTableView):
     def _rows_inserted(self, parent: QtCore.QModelIndex, first: int, last: int) -> None:
         self.fit_columns(first)
         self._stale = min(self._stale, first)
-        self._height_timer.start()
+        self.slices.want(self._measure_rows)
 
     @QtCore.Slot(QtCore.QModelIndex, QtCore.QModelIndex)
     def _data_changed(self, top: QtCore.QModelIndex, bottom: QtCore.QModelIndex) -> None:
-        self.fit_columns(top.row(), bottom.row() + 1)
+        if bottom.row() - top.row() < FIT_ROWS:
+            self.fit_columns(top.row(), bottom.row() + 1)
+        else:  # every row's texts: measured in slices, then the columns fitted to them all
+            self._fit_next, self._fit_widths = 0, [0] * 4
+            self.slices.want(self._fit_slice)
         if bottom.row() == top.row():
             self.setRowHeight(top.row(), self.sizeHintForRow(top.row()))
         else:
             self._stale = min(self._stale, top.row())
-            self._height_timer.start()
+            self.slices.want(self._measure_rows)
 
     @QtCore.Slot(int, int, int)
     def _section_resized(self, column: int, old: int, new: int) -> None:
         if old != new:  # every row's wrapped height may change: measure again, a slice a turn
             self._stale = 0
-            self._height_timer.start()
+            self.slices.want(self._measure_rows)
 
     def remeasure(self) -> None:
         """Column widths and row heights again (a new font or text size)."""
         self.fit_columns()
         self._stale = 0
-        self._height_timer.start()
+        self.slices.want(self._measure_rows)
 
     def fit_columns(self, first: int = 0, last: int | None = None) -> None:
         """Columns 0-3 at least as wide as their header and the texts of rows ``[first,
@@ -384,24 +496,68 @@ class RelationTable(QtWidgets.QTableView):
                    + 1) + 10
         last = model.rowCount() if last is None else last
         cap = max(120, int(self.viewport().width() * 0.4))
+        part = first > 0 or last < model.rowCount()
+        # the widest text of each column, kept for a resize (which then reads no row)
+        widths = list(self._text_widths) if part else [0] * 4
         for column in range(4):
             want = hfm.horizontalAdvance(str(model.headerData(
                 column, QtCore.Qt.Orientation.Horizontal))) + pad + 8
-            if first > 0 or last < model.rowCount():
+            if part:
                 want = max(want, header.sectionSize(column))
             for r in range(first, last):
-                want = max(want, fm.horizontalAdvance(model.text(r, column)) + pad)
+                widths[column] = max(widths[column],
+                                     fm.horizontalAdvance(model.text(r, column)) + pad)
+            want = max(want, widths[column])
+            if column == 2:
+                want = min(want, cap)
+            if want != header.sectionSize(column):
+                header.resizeSection(column, want)
+        self._text_widths = widths
+
+    def _fit_slice(self, deadline: float) -> bool:
+        """A slice of measuring every row's texts; the columns fitted to them once all are
+        (:meth:`fit_columns` of every row, in turns). True when rows are left."""
+        model = self.relations
+        fm = QtGui.QFontMetrics(self.font())
+        pad = 2 * (self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin)
+                   + 1) + 10
+        widths = self._fit_widths
+        r, n = self._fit_next, model.rowCount()
+        while r < n:
+            for column in range(4):
+                widths[column] = max(widths[column],
+                                     fm.horizontalAdvance(model.text(r, column)) + pad)
+            r += 1
+            if time.perf_counter() > deadline:
+                break
+        self._fit_next = r
+        if r < n:
+            return True
+        self._text_widths = widths
+        self._refit_columns()
+        return False
+
+    def _refit_columns(self) -> None:
+        """:meth:`fit_columns` for every row, from the widths of their texts measured before
+        (a resize: the relation column's cap changes; no text is measured again)."""
+        header = self.horizontalHeader()
+        hfm = QtGui.QFontMetrics(header.font())
+        pad = 2 * (self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin)
+                   + 1) + 10
+        cap = max(120, int(self.viewport().width() * 0.4))
+        for column in range(4):
+            want = max(hfm.horizontalAdvance(str(self.relations.headerData(
+                column, QtCore.Qt.Orientation.Horizontal))) + pad + 8, self._text_widths[column])
             if column == 2:
                 want = min(want, cap)
             if want != header.sectionSize(column):
                 header.resizeSection(column, want)
 
-    @QtCore.Slot()
-    def _measure_rows(self) -> None:
-        """Heights of the rows not yet measured, for :data:`HEIGHT_SECONDS`; the rest next
-        turn."""
+    def _measure_rows(self, deadline: float) -> bool:
+        """Heights of the rows not yet measured, until ``deadline`` (perf_counter) or for at
+        most :data:`HEIGHT_SECONDS`; True when rows are left for a later turn."""
         n = self.relations.rowCount()
-        stop = time.perf_counter() + HEIGHT_SECONDS
+        stop = min(deadline, time.perf_counter() + HEIGHT_SECONDS)
         r = self._stale
         while r < n:
             self.setRowHeight(r, self.sizeHintForRow(r))
@@ -409,18 +565,19 @@ class RelationTable(QtWidgets.QTableView):
             if time.perf_counter() > stop:
                 break
         self._stale = r
-        if r < n:
-            self._height_timer.start()
         # never so short that the first (wrapped) row is cut: presentation mode at 1280x800
         first = self.rowHeight(0) if n else self.verticalHeader().defaultSectionSize()
         self.setMinimumHeight(self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
                               + min(first, 6 * self.verticalHeader().defaultSectionSize()))
+        return r < n
 
     def measured(self) -> bool:
         """True when every row has the height of its (wrapped) text."""
-        return self._stale >= self.relations.rowCount() and not self._height_timer.isActive()
+        return self._stale >= self.relations.rowCount() and \
+            not self.slices.pending(self._measure_rows) and \
+            not self.slices.pending(self._fit_slice)
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
-            self.fit_columns()
+            self._refit_columns()

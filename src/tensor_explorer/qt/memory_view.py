@@ -23,7 +23,8 @@ O(width) work per lane, never per element).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,6 +214,30 @@ def _gcd_all(numbers: list[int]) -> int:
     return g or 1
 
 
+#: how often background work lets the UI thread have the interpreter (seconds)
+YIELD_EVERY = 0.001
+
+
+def yielding(cancel: Callable[[], bool] | None) -> Callable[[], bool]:
+    """``cancel`` for work in a background thread that also, every :data:`YIELD_EVERY`, lets
+    the UI thread have the interpreter lock: the UI thread takes it each time Qt calls into
+    Python (a timer, a paint, a model's ``data``) and would otherwise wait out the
+    interpreter's switch interval (5 ms) each time: a turn of the event loop held for a
+    hundred milliseconds while a model is computed. The background work runs a little
+    longer."""
+    due = time.perf_counter() + YIELD_EVERY
+
+    def check() -> bool:
+        nonlocal due
+        now = time.perf_counter()
+        if now >= due:
+            time.sleep(0)  # (releases the lock; a waiting thread takes it)
+            due = time.perf_counter() + YIELD_EVERY
+        return cancel() if cancel is not None else False
+
+    return check
+
+
 def compute_model(
     items: list[tuple[str, Any]],
     whys: Mapping[str, str] | None = None,
@@ -221,7 +246,9 @@ def compute_model(
     """The model of ``items`` (workspace ``(name, value)`` pairs, in order): strips, lanes,
     nesting, the number of related pairs (not the pairs: see :mod:`.memory_relations`).
     Non-tensor values are listed in ``skipped``. ``whys``: for each name, the sentence saying
-    why it shares or copies (see :func:`memory.sharing_reason`)."""
+    why it shares or copies (see :func:`memory.sharing_reason`). ``cancel()`` is asked often
+    (in a background thread it also lets the UI thread run: :func:`yielding`)."""
+    cancel = yielding(cancel)
     whys = dict(whys or {})
     values: dict[str, Any] = {}
     skipped: list[str] = []
