@@ -7,6 +7,8 @@ import torch
 from PySide6 import QtWidgets
 from pytestqt.qtbot import QtBot
 
+from tests.qt.window_run import run
+
 MATMUL = "c = torch.randn(2, 3) @ torch.randn(4, 5)"
 TORCH_SAYS = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
 
@@ -21,12 +23,6 @@ def fail(qtbot: QtBot, win, source: str) -> object:
     return blocker.args[0]
 
 
-def run(qtbot: QtBot, win, source: str) -> None:
-    # until it is no longer busy (one signal: waitSignals on the same signal twice is fragile)
-    with qtbot.waitSignal(win.runner.busy_changed, timeout=20_000,
-                          check_params_cb=lambda busy: not busy):
-        win.runner.run(source)
-    QtWidgets.QApplication.processEvents()
 
 
 def test_console_explains_a_failing_statement_in_chinese(qtbot: QtBot, make_window) -> None:

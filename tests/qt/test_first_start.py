@@ -16,12 +16,7 @@ from pytestqt.qtbot import QtBot
 from tensor_explorer.core.diagnose import TITLES, diagnose
 from tensor_explorer.core.modules import module_summary
 from tensor_explorer.qt.lesson_panel import LessonPanel
-
-
-def run(qtbot: QtBot, win, source: str) -> None:
-    with qtbot.waitSignals([win.runner.busy_changed, win.runner.busy_changed], timeout=20_000):
-        win.runner.run(source)
-    QtWidgets.QApplication.processEvents()
+from tests.qt.window_run import run
 
 
 def open_welcome(qtbot: QtBot, win) -> LessonPanel:

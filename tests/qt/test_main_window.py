@@ -12,14 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt.main_window import PANELS
-
-
-def run(qtbot: QtBot, win, source: str) -> None:
-    # until it is no longer busy (one signal: waitSignals on the same signal twice is fragile)
-    with qtbot.waitSignal(win.runner.busy_changed, timeout=20_000,
-                          check_params_cb=lambda busy: not busy):
-        win.runner.run(source)
-    QtWidgets.QApplication.processEvents()
+from tests.qt.window_run import run
 
 
 def test_every_panel_is_a_dock(make_window) -> None:

@@ -41,6 +41,7 @@ from tensor_explorer.qt.main_window import PANELS, MainWindow, ValuesDock
 from tensor_explorer.qt.memory_panel import MemoryPanel
 from tensor_explorer.qt.training_dialog import TrainingDialog
 from tensor_explorer.qt.workspace_panel import WorkspacePanel
+from tests.qt.window_run import run
 
 # The offscreen platform warns that it "does not support propagateSizeHints()" when a top-level
 # window is shown; that is the test platform, not the app.
@@ -67,12 +68,6 @@ def output(win: MainWindow) -> str:
     return console(win).output_text()
 
 
-def run(qtbot: QtBot, win: MainWindow, source: str) -> None:
-    """Run ``source`` through the window's runner and wait until it has finished or failed."""
-    with qtbot.waitSignal(win.runner.busy_changed, timeout=TIMEOUT,
-                          check_params_cb=lambda busy: not busy):
-        assert win.runner.run(source)
-    QtWidgets.QApplication.processEvents()
 
 
 def settle(qtbot: QtBot, win: MainWindow) -> None:

@@ -16,15 +16,11 @@ from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core.lessons import shipped_lessons
 from tensor_explorer.qt.autosave import Autosaver, last_session_path
+from tests.qt.window_run import run
 
 TIMEOUT = 30_000
 
 
-def run(qtbot: QtBot, win, source: str) -> None:
-    with qtbot.waitSignal(win.runner.busy_changed, timeout=TIMEOUT,
-                          check_params_cb=lambda busy: not busy):
-        assert win.runner.run(source)
-    QtWidgets.QApplication.processEvents()
 
 
 def answer_next_question(button: QtWidgets.QMessageBox.StandardButton,

@@ -189,9 +189,7 @@ class Autosaver(QtCore.QObject):
             keep = Path(keep_as)
             try:
                 keep.parent.mkdir(parents=True, exist_ok=True)
-                tmp = keep.with_name(keep.name + ".part")
-                session.write(session.capture(self.workspace), tmp)
-                os.replace(tmp, keep)
+                self.workspace.save(keep)  # atomic: the previous last session until it is done
             except (OSError, RuntimeError, LoadError) as exc:
                 _log.warning("could not keep the last session in %s: %s", keep, exc)
         if remove:
