@@ -362,3 +362,26 @@ def test_relation_row_is_not_cut_in_presentation_mode(qtbot: QtBot, make_window)
     finally:
         win.set_presentation(False)
         win.set_language("en")
+
+
+def test_the_value_selected_before_the_panel_is_first_shown_is_scrolled_to(
+        qtbot: QtBot, make_window) -> None:
+    """Seen in the real window: a run selects its last value while the Memory tab is hidden;
+    opening the tab then showed the top of the drawing, not that value."""
+    win = make_window()
+    win.resize(1200, 800)
+    win.show()
+    from tests.qt.window_run import run as run_statement
+
+    run_statement(qtbot, win, "base = torch.arange(3000.0)\nfor i in range(60):\n"
+                              "    globals()[f'v{i}'] = base[i::60]\n")
+    assert "memory" not in dict.keys(win.panels)  # built when first shown
+    win.workspace.selected = "v50"
+    win.show_panel("memory")
+    panel = win.panels["memory"]
+    qtbot.waitUntil(lambda: panel.is_ready() and panel.lane_rect("v50") is not None,
+                    timeout=20_000)
+    viewport = panel.view.viewport().rect()
+    qtbot.waitUntil(lambda: viewport.contains(panel.lane_rect("v50") or QtCore.QRect()),
+                    timeout=2000)
+    assert panel.view.verticalScrollBar().value() > 0

@@ -153,7 +153,10 @@ class MemoryPanel(QtWidgets.QWidget):
 
         self._blocks: list[_Block] = []  # the drawing's rows, laid out; items made on demand
         self._lane_rows: dict[str, tuple[float, float]] = {}  # name -> scene top, bottom
-        self._scroll_to: str | None = None  # a selected value not drawn yet
+        # a selected value not drawn yet: at first the one selected before the panel was made
+        # (it is built when first shown)
+        selected = bridge.workspace.selected
+        self._scroll_to: str | None = selected if isinstance(selected, str) else None
         self._layout_rows: Iterator[tuple[int, int, float, float]] | None = None
         self._name_widths: tuple[str, dict[str, float]] = ("", {})
         self._laid_width: int | None = None  # the width the drawing was laid out for
