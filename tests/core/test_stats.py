@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -335,3 +338,37 @@ def test_fused_chunks_match_one_call_per_chunk(dtype: str) -> None:
     for i, m in enumerate(got):
         want = kernels.fused_moments(a[i * chunk : (i + 1) * chunk], bfloat16=bf16)
         assert m == want, (i, m, want)
+
+
+def test_numba_gets_the_host_features_and_the_environment_is_restored() -> None:
+    # The kernels let LLVM use 512-bit vectors on AVX-512 CPUs by handing Numba the host's own
+    # features at its first import; the variable must not leak to the process or its children,
+    # and a user's own NUMBA_CPU_FEATURES wins.
+    code = (
+        "import os, llvmlite.binding as llvm\n"
+        "mine = os.environ.get('NUMBA_CPU_FEATURES')\n"
+        "from tensor_explorer.core import kernels\n"
+        "assert kernels.available()\n"
+        "import numba\n"
+        "assert os.environ.get('NUMBA_CPU_FEATURES') == mine\n"
+        "host = llvm.get_host_cpu_features()\n"
+        "wide = bool(host.get('avx512f') and host.get('avx512bw'))\n"
+        "feats = numba.config.CPU_FEATURES\n"
+        "print(wide, feats == mine if mine else feats == (host.flatten() + ',-prefer-256-bit'),"
+        " feats is None)\n"
+    )
+
+    def run(env: dict[str, str]) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CPU_FEATURES"}
+    wide, lifted, untouched = run(env)
+    assert (lifted, untouched) == (("True", "False") if wide == "True" else ("False", "True"))
+    import llvmlite.binding as llvm
+
+    users = llvm.get_host_cpu_features().flatten()
+    assert run({**env, "NUMBA_CPU_FEATURES": users})[1] == "True"

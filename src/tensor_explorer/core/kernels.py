@@ -10,7 +10,10 @@ one call reduces a run of chunks (:func:`fused_chunks`), each chunk's figures ke
 
 How the float pass stays at memory speed:
 
-* Each chunk is walked in blocks of 4 KiB. A light loop streams the block in from memory: it
+* Each chunk is walked in blocks of 4 KiB, aligned to 4 KiB addresses (the first block is
+  shortened; a ``.npy`` memory map starts 128 bytes into a page), and at each block's start the
+  first lines of the next block are prefetched: the next page's address translation and stream
+  start while this block is summed from L1. A light loop streams the block in from memory: it
   counts zeros and takes the signed min and max and the unsigned max of the float's bits (three
   integer min/max, which vectorise, where a float min/max that must keep NaN semantics does not).
   Positive floats sort like their signed bits and negative ones like their unsigned bits, so
@@ -53,6 +56,42 @@ _KERNELS: dict[Any, tuple[Any, ...]] | None = None
 _STATE = "unloaded"  # "unloaded" | "ready" | "unavailable"
 
 BLOCK_BYTES = 4096  # one block: streamed in by the first loop, then re-read from L1 cache
+# At each block's start, the first lines of the next block are prefetched (into L2): that starts
+# the next page's address translation and the hardware's stream while the block is summed from
+# L1, which otherwise stalls at every page boundary of a memory-mapped file (4 KiB pages).
+# Measured on a 1 GiB memory map, 2 threads: 1.34x -> 1.10x a plain torch.sum (2 to 8 lines
+# are alike; 16 or more, or prefetching further ahead, is slower).
+PREFETCH_LINES = 6
+
+
+def _prefetch(a: Any, i: int) -> None:
+    """Prefetch the cache line holding ``a[i]`` (replaced by a Numba intrinsic when compiled)."""
+    del a, i
+
+
+def _prefetch_intrinsic() -> Any:
+    """``_prefetch`` as a Numba intrinsic: LLVM's ``llvm.prefetch`` (read, into L2, data), which
+    compiles to ``prefetcht1``; it never faults. Numba has no prefetch of its own."""
+    from llvmlite import ir
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    @intrinsic  # type: ignore[misc]
+    def prefetch(typingctx: Any, arr: Any, idx: Any) -> Any:
+        sig = types.void(arr, idx)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            ary = context.make_array(signature.args[0])(context, builder, args[0])
+            ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), ir.IntType(8).as_pointer())
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+            builder.call(fn, [ptr, i32(0), i32(2), i32(1)])  # read, locality 2 (L2), data
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return prefetch
 
 
 class Moments(NamedTuple):
@@ -92,6 +131,8 @@ def _float_kernel(
     kind: int,
     block: int,
     chunk: int,
+    lines: int,
+    phase: int,
     outf: Any,
     outi: Any,
 ) -> None:
@@ -115,6 +156,7 @@ def _float_kernel(
     USIGN = U(U(ABS) + U(1))  # the sign bit, unsigned
     UNINF = U(NINF)  # -Inf's pattern, unsigned: negative NaNs are above it
     F16 = np.float32(5.192296858534828e33)  # 2**112: float16 exponent bias into float32's
+    line = max(block * 64 // BLOCK_BYTES, 1)  # elements per 64-byte cache line
     for c in range(outf.shape[0]):
         cs = c * chunk
         cbits = bits[cs : cs + chunk]
@@ -144,9 +186,15 @@ def _float_kernel(
         pinf = 0
         ninf = 0
         first = -1
-        for start in range(0, n, block):
-            bb = cbits[start : start + block]
-            vv = cvals[start : start + block]
+        ph = (phase + cs) % block  # the chunk's first block ends at an aligned address
+        for k in range((n + ph + block - 1) // block):
+            start = max(k * block - ph, 0)
+            end = min((k + 1) * block - ph, n)
+            if cs + end + lines * line <= bits.size:
+                for j in range(lines):
+                    _prefetch(bits, cs + end + j * line)
+            bb = cbits[start:end]
+            vv = cvals[start:end]
             m = bb.size
             # 1. stream the block in with a light loop (even after a dirty block: a heavier one
             # streams from memory slower): zeros, signed min and max, unsigned max of the bits.
@@ -181,6 +229,11 @@ def _float_kernel(
                 elif kind == 2:
                     for i in range(m):
                         d = np.float64(np.int32(I32(bb[i]) << 16).view(np.float32)) * scale - shs
+                        t1 += d
+                        t2 += d * d
+                elif scale == 1.0:  # the usual case: no multiply (measured ~5% faster)
+                    for i in range(m):
+                        d = np.float64(vv[i]) - shs
                         t1 += d
                         t2 += d * d
                 else:
@@ -270,12 +323,21 @@ def _float_kernel(
 
 @no_type_check
 def _int_kernel(
-    vals: Any, shifts: Any, auto: bool, block: int, chunk: int, outf: Any, outi: Any
+    vals: Any,
+    shifts: Any,
+    auto: bool,
+    block: int,
+    chunk: int,
+    lines: int,
+    phase: int,
+    outf: Any,
+    outi: Any,
 ) -> None:
     """The pass for integer data (bool as uint8), chunk by chunk as :func:`_float_kernel`
     (``auto``: each chunk's shift is its first element): ``outf[c]`` gets s1, s2, ``outi[c]``
     zeros, min, max. Compiled by Numba."""
     I32 = np.int32
+    line = max(block * 64 // BLOCK_BYTES, 1)
     for c in range(outf.shape[0]):
         cs = c * chunk
         cv = vals[cs : cs + chunk]
@@ -288,8 +350,14 @@ def _int_kernel(
         lo = cv[0]
         hi = cv[0]
         zeros = 0
-        for start in range(0, n, block):
-            vv = cv[start : start + block]
+        ph = (phase + cs) % block  # the chunk's first block ends at an aligned address
+        for k in range((n + ph + block - 1) // block):
+            start = max(k * block - ph, 0)
+            end = min((k + 1) * block - ph, n)
+            if cs + end + lines * line <= vals.size:
+                for j in range(lines):
+                    _prefetch(vals, cs + end + j * line)
+            vv = cv[start:end]
             m = vv.size
             bz = I32(0)
             blo = vv[0]
@@ -330,9 +398,46 @@ _INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, 
                                np.uint32, np.uint64)]  # fmt: skip
 
 
-def _compile() -> dict[Any, tuple[Any, ...]] | None:
+def _import_numba() -> Any:
+    """Import Numba; when this is its first import and the CPU has AVX-512, let LLVM use 512-bit
+    vectors. LLVM prefers 256-bit ones on such CPUs ("prefer-256-bit"), and the first loop
+    streams faster with half the instructions per cache line (measured on a 1 GiB memory map,
+    2 threads: 1.29x -> 1.17x a plain torch.sum). Numba reads the features once, at import, from
+    ``NUMBA_CPU_FEATURES``: the host's own features are given, less that preference, and the
+    variable is restored at once (child processes never see it). A user's own
+    ``NUMBA_CPU_FEATURES``, or a Numba already imported, is left alone."""
+    import os
+    import sys
+
+    if "numba" in sys.modules or "NUMBA_CPU_FEATURES" in os.environ:
+        import numba
+
+        return numba
+    features = ""
+    try:
+        import llvmlite.binding as llvm
+
+        host = llvm.get_host_cpu_features()
+        if host.get("avx512f") and host.get("avx512bw"):
+            features = host.flatten() + ",-prefer-256-bit"
+    except Exception:  # no host features on this platform: Numba's defaults
+        features = ""
+    if features:
+        os.environ["NUMBA_CPU_FEATURES"] = features
     try:
         import numba
+    finally:
+        if features:
+            del os.environ["NUMBA_CPU_FEATURES"]
+    return numba
+
+
+def _compile() -> dict[Any, tuple[Any, ...]] | None:
+    global _prefetch
+    try:
+        numba = _import_numba()
+
+        _prefetch = _prefetch_intrinsic()  # the kernels' global, resolved when they compile
     except Exception:  # not installed, or broken: use the fallback
         return None
     # Reassociation lets LLVM vectorise the sums; no "nnan"/"ninf": NaN and Inf must be seen.
@@ -370,6 +475,14 @@ def _kernels() -> dict[Any, tuple[Any, ...]] | None:
 def available() -> bool:
     """Whether the compiled kernels can be used (imports Numba on first call)."""
     return _kernels() is not None
+
+
+def _phase(a: np.ndarray, block: int) -> int:
+    """How many elements ``a`` starts past a :data:`BLOCK_BYTES` boundary: the kernels shorten
+    their first block by that much, so that every later block is one aligned 4 KiB page. A
+    block that straddles two pages (a ``.npy`` memory map starts 128 bytes into its first page)
+    streams ~10% slower (measured)."""
+    return (a.ctypes.data % BLOCK_BYTES) // a.dtype.itemsize % block
 
 
 def _bf16_to_f32(bits: np.ndarray) -> np.ndarray:
@@ -421,7 +534,7 @@ def _run(
     if key not in _FLOATS:  # integers: exact min/max, float64 sums
         block = max(BLOCK_BYTES // a.dtype.itemsize, 64)
         try:
-            fn(a, shifts, auto, block, chunk, outf, outi)
+            fn(a, shifts, auto, block, chunk, PREFETCH_LINES, _phase(a, block), outf, outi)
         except Exception:  # the compiler failed on this machine: use the fallback from now on
             disable()
             return None
@@ -442,7 +555,7 @@ def _run(
     try:
         fn(
             vals, bits, bits.view(uint_t), shifts, auto, scale, int_t(abs_), int_t(inf),
-            int_t(ninf), kind, block, chunk, outf, outi,
+            int_t(ninf), kind, block, chunk, PREFETCH_LINES, _phase(a, block), outf, outi,
         )  # fmt: skip
     except Exception:  # the compiler failed on this machine: use the fallback from now on
         disable()
