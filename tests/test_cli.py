@@ -129,3 +129,55 @@ def test_info_reports_a_window_platform_that_cannot_start() -> None:
     info = json.loads(r.stdout)
     assert info["qt_platform_error"]
     assert info["fonts"]["zh"]["missing"] == 0
+
+
+def test_inspect_json_writes_non_finite_numbers_as_strings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # JSON has no NaN/Infinity: such figures are written "nan", "inf", "-inf" (documented)
+    np.save(tmp_path / "huge.npy", np.array([1e308, -1e308, 0.0]))
+    np.save(tmp_path / "long.npy", np.array([1.5, np.nan, 2.5], dtype=np.longdouble))
+    np.save(tmp_path / "clong.npy", np.array([3 + 4j, 1j], dtype=np.clongdouble))
+    paths = [str(tmp_path / n) for n in ("huge.npy", "long.npy", "clong.npy")]
+    assert main(["inspect", "--json", *paths]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(out)  # strict JSON: no bare NaN or Infinity
+    assert ": NaN" not in out and "Infinity" not in out
+    huge, long_, clong = (f["arrays"][0] for f in doc["files"])
+    exact = float(np.std(np.array([1e308, -1e308, 0.0], dtype=np.longdouble)))  # float64 overflows
+    assert huge["stats"]["max"] == 1e308 and huge["stats"]["std"] == pytest.approx(exact, rel=1e-15)
+    want = np.array([1.5, 2.5], dtype=np.longdouble)
+    assert long_["stats"]["nan"] == 1 and long_["stats"]["mean"] == float(want.mean())
+    assert long_["tensor"]["dtype"] is None and "float64" in long_["tensor"]["note"]
+    assert clong["stats"]["of"] == "magnitude" and clong["stats"]["max"] == 5.0
+    from tensor_explorer.cli import json_safe
+
+    assert json_safe({"a": [float("nan"), float("inf"), -float("inf"), 1.0]}) == {
+        "a": ["nan", "inf", "-inf", 1.0]
+    }
+
+
+def test_one_bad_array_does_not_stop_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tensor_explorer import cli
+
+    np.savez(tmp_path / "two.npz", good=np.arange(3.0), boom=np.arange(2.0))
+    np.save(tmp_path / "after.npy", np.arange(4))
+    real = cli.inspect_entry
+
+    def entry(name: str, array: object) -> dict[str, object]:
+        if name == "boom":
+            raise RuntimeError("a bug in a fact")
+        return real(name, array)
+
+    monkeypatch.setattr(cli, "inspect_entry", entry)
+    assert main(["inspect", "--json", str(tmp_path / "two.npz"), str(tmp_path / "after.npy")]) == 1
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    two, after = doc["files"]
+    by_name = {e["name"]: e for e in two["arrays"]}
+    assert "error" in by_name["boom"] and "a bug in a fact" in by_name["boom"]["error"]
+    assert by_name["good"]["stats"]["max"] == 2.0
+    assert after["arrays"][0]["facts"]["shape"] == [4]
+    assert captured.err.count("\n") == 1 and "boom" in captured.err

@@ -40,16 +40,44 @@ def _fmt_num(v: Any) -> str:
     return f"{v:,}" if isinstance(v, int) else str(v)
 
 
+def json_safe(obj: Any) -> Any:
+    """``obj`` with every non-finite float written as a string JSON accepts: ``"nan"``,
+    ``"inf"``, ``"-inf"`` (JSON has no NaN or Infinity). Other values are unchanged."""
+    if isinstance(obj, float):
+        if obj != obj:
+            return "nan"
+        if obj in (float("inf"), float("-inf")):
+            return "inf" if obj > 0 else "-inf"
+        return obj
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
 def inspect_entry(name: str, array: Any) -> dict[str, Any]:
-    """Facts, statistics, diagnoses and tensor sharing of one loaded array, as a JSON-safe dict."""
+    """Facts, statistics, diagnoses and tensor sharing of one loaded array, as a JSON-safe dict.
+
+    What cannot be computed for this array (statistics of strings, a tensor of a long double)
+    is ``None`` with the reason in ``"notes"``; nothing here raises for a loaded array."""
     from .core.diagnose import diagnose
     from .core.facts import describe
     from .core.loading import LoadError, to_tensor
     from .core.stats import stats
 
     facts = describe(array)
-    st = stats(array)
-    diags = diagnose(array, name=name, value_stats=st)
+    notes: list[str] = []
+    try:
+        st: Any = stats(array)
+    except (TypeError, ValueError) as exc:
+        st = None
+        notes.append(f"no statistics: {exc}")
+    try:
+        diags = diagnose(array, name=name, value_stats=st) if st is not None else []
+    except (TypeError, ValueError) as exc:  # pragma: no cover - diagnose handles what loads
+        diags = []
+        notes.append(f"no diagnoses: {exc}")
     try:
         tensor, note = to_tensor(array)
         shares = note is None
@@ -58,14 +86,15 @@ def inspect_entry(name: str, array: Any) -> dict[str, Any]:
             "shares_memory": shares,
             "note": note or "torch.from_numpy shares this array's memory (no copy)",
         }
-    except LoadError as exc:
+    except (LoadError, TypeError) as exc:
         tensor_info = {"dtype": None, "shares_memory": False, "note": str(exc)}
     return {
         "name": name,
         "facts": facts.to_dict(),
-        "stats": st.to_dict(),
+        "stats": st.to_dict() if st is not None else None,
         "diagnoses": [d.to_dict() for d in diags],
         "tensor": tensor_info,
+        "notes": notes,
     }
 
 
@@ -78,15 +107,22 @@ def _print_entry(e: dict[str, Any]) -> None:
         f"    {f['numel']:,} elements x {f['element_size']} bytes = {f['nbytes']:,} bytes;"
         f" stride {tuple(f['stride'])} (elements); byte order {f['byte_order']}"
     )
-    what = "of |z|" if s["of"] == "magnitude" else ""
-    print(
-        f"    stats {what}: min {_fmt_num(s['min'])}  max {_fmt_num(s['max'])}  "
-        f"mean {_fmt_num(s['mean'])}  std {_fmt_num(s['std'])}"
-    )
-    print(
-        f"    NaN {s['nan']:,}  +Inf {s['posinf']:,}  -Inf {s['neginf']:,}  zeros {s['zeros']:,}"
-        + (f"  first non-finite at {tuple(s['first_nonfinite'])}" if s["first_nonfinite"] else "")
-    )
+    if f["mapped_file"]:
+        print(f"    maps {f['mapped_file']} from byte {f['mapped_offset']:,} ({f['mapped_mode']})")
+    if s is not None:
+        what = "of |z|" if s["of"] == "magnitude" else ""
+        print(
+            f"    stats {what}: min {_fmt_num(s['min'])}  max {_fmt_num(s['max'])}  "
+            f"mean {_fmt_num(s['mean'])}  std {_fmt_num(s['std'])}"
+        )
+        print(
+            f"    NaN {s['nan']:,}  +Inf {s['posinf']:,}  -Inf {s['neginf']:,}  "
+            f"zeros {s['zeros']:,}"
+            + (f"  first non-finite at {tuple(s['first_nonfinite'])}"
+               if s["first_nonfinite"] else "")
+        )
+    for note in [*f["notes"], *e["notes"]]:
+        print(f"    note: {note}")
     t = e["tensor"]
     print(f"    as a tensor: {t['note']}")
     for d in e["diagnoses"]:
@@ -94,6 +130,9 @@ def _print_entry(e: dict[str, Any]) -> None:
 
 
 def cmd_inspect(paths: Sequence[str], as_json: bool) -> int:
+    """Inspect each path; a path (or one array of it) that fails is reported on its own line
+    and in its ``"error"`` entry, and the others are still inspected. Exit status 1 when any
+    failed."""
     from .core.loading import LoadError, load_path
 
     results: list[dict[str, Any]] = []
@@ -101,19 +140,28 @@ def cmd_inspect(paths: Sequence[str], as_json: bool) -> int:
     for path in paths:
         try:
             arrays = load_path(path)
-            entries = [inspect_entry(k, v) for k, v in arrays.items()]
         except LoadError as exc:
             failed = True
             _error(str(exc))
             results.append({"path": path, "error": str(exc)})
             continue
+        entries: list[dict[str, Any]] = []
+        for key, array in arrays.items():
+            try:
+                entries.append(inspect_entry(key, array))
+            except Exception as exc:  # one array that cannot be described stops nothing else
+                failed = True
+                why = f"{path}: {key}: could not be inspected ({type(exc).__name__}: {exc})"
+                _error(why)
+                entries.append({"name": key, "error": why})
         results.append({"path": path, "arrays": entries})
         if not as_json:
             print(f"{path}")
             for e in entries:
-                _print_entry(e)
+                if "error" not in e:
+                    _print_entry(e)
     if as_json:
-        print(json.dumps({"files": results}, indent=2, allow_nan=False, default=str))
+        print(json.dumps({"files": json_safe(results)}, indent=2, allow_nan=False, default=str))
     return 1 if failed else 0
 
 

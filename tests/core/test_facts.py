@@ -236,3 +236,27 @@ def test_meta_tensor_has_facts_but_no_memory() -> None:
     t = torch.empty(2, 3, device="meta")
     d = tx.describe(t)
     assert d.device == "meta" and d.shape == [2, 3]
+
+
+def test_a_memory_mapped_file_says_which_file_offset_and_mode(tmp_path) -> None:
+    # issue #17: a memory-mapped .npy is the file's array, not "a view" at "storage offset 32"
+    p = tmp_path / "big.npy"
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.save(p, data)
+    header = p.stat().st_size - data.nbytes
+    a = tx.load_array(p, mmap_threshold=0)
+    f = tx.describe(a)
+    assert (f.mapped_file, f.mapped_offset, f.mapped_mode) == (str(p), header, "copy-on-write")
+    assert f.is_view is False and f.storage_offset == 0 and f.storage_nbytes == data.nbytes
+    row = tx.describe(a[1:])
+    assert row.is_view is True and row.mapped_offset == header + 16 and row.storage_offset == 4
+    t, note = tx.to_tensor(a)
+    assert note is None
+    ft = tx.describe(t[2])
+    assert (ft.mapped_file, ft.mapped_offset) == (str(p), header + 32)
+    # an array the user mapped with NumPy: read-only, and the same file
+    mine = np.load(p, mmap_mode="r")
+    fm = tx.describe(mine)
+    assert (fm.mapped_file, fm.mapped_offset, fm.mapped_mode) == (str(p), header, "read-only")
+    assert fm.is_view is False and fm.storage_offset == 0
+    assert tx.describe(np.array(mine)).mapped_file is None

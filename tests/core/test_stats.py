@@ -372,3 +372,16 @@ def test_numba_gets_the_host_features_and_the_environment_is_restored() -> None:
 
     users = llvm.get_host_cpu_features().flatten()
     assert run({**env, "NUMBA_CPU_FEATURES": users})[1] == "True"
+
+
+def test_a_record_field_with_an_odd_stride() -> None:
+    # a float64 field of a 14-byte record: its stride is no multiple of 8 (torch views none)
+    rec = np.zeros(1000, dtype=[("a", "<i2"), ("b", "<f8"), ("c", "<f4")])
+    rec["b"] = np.linspace(-3, 5, 1000)
+    rec["b"][7] = np.nan
+    b = rec["b"]
+    assert b.strides == (14,)
+    s = tx.stats(b)
+    finite = b[np.isfinite(b)]
+    assert (s.nan, s.min, s.max) == (1, float(finite.min()), float(finite.max()))
+    assert s.mean == pytest.approx(float(finite.mean()), rel=1e-12)

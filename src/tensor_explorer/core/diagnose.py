@@ -236,6 +236,8 @@ def diagnose(
         d = _grad(f, tensor, lang)
         if d:
             out.append(d)
+    if not numeric:  # records, dates, strings: none of the dtype mistakes below apply
+        return out
     dt = f.dtype
     if "complex" in dt:
         kind = "complex"

@@ -57,6 +57,8 @@ class TensorFacts:
     byte_order: str = "native"  # "native" | "big-endian" | "little-endian" (NumPy only)
     writeable: bool = True
     mapped_file: str | None = None  # the file whose memory map holds this value's bytes
+    mapped_offset: int | None = None  # the byte of that file where the first element lies
+    mapped_mode: str | None = None  # "copy-on-write" | "read-only" | "read-write"
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,7 +115,7 @@ def _describe_tensor(t: torch.Tensor) -> TensorFacts:
         notes.append(f"{t.layout} tensors have no strided storage")
     element_size = int(t.element_size())
     numel = int(t.numel())
-    mapped = loading.mapped_file_of(t) if strided and t.device.type == "cpu" else None
+    mapped = loading.map_info_of(t) if strided and t.device.type == "cpu" else None
     return TensorFacts(
         kind="tensor",
         shape=list(t.shape),
@@ -137,7 +139,9 @@ def _describe_tensor(t: torch.Tensor) -> TensorFacts:
         is_view=bool(t._is_view()),
         is_parameter=isinstance(t, torch.nn.Parameter),
         retains_grad=bool(t.retains_grad),
-        mapped_file=mapped,
+        mapped_file=mapped.path if mapped else None,
+        mapped_offset=mapped.offset if mapped else None,
+        mapped_mode=mapped.mode if mapped else None,
         notes=notes,
     )
 
@@ -162,6 +166,13 @@ def _describe_array(a: np.ndarray) -> TensorFacts:
             notes.append("a stride is not a whole number of elements")
     alloc = memory.allocation(a)
     storage_offset = alloc.offset_bytes // itemsize if itemsize else 0
+    mapped = loading.map_info_of(a)
+    ptr = int(a.__array_interface__["data"][0])
+    # the array a file holds, memory-mapped, is that file's value, not a view of another
+    is_view = a.base is not None and not (
+        mapped is not None and mapped.whole(ptr, tuple(a.shape), tuple(a.strides))
+    )
+    notes.extend(loading.load_notes(a))
     return TensorFacts(
         kind="ndarray",
         shape=[int(n) for n in a.shape],
@@ -182,10 +193,12 @@ def _describe_array(a: np.ndarray) -> TensorFacts:
         is_inference=False,
         internal_overlap=bool(memory.internal_overlap(a)),
         layout="strided",
-        is_view=a.base is not None,
+        is_view=is_view,
         byte_order=_byte_order(a.dtype),
         writeable=bool(a.flags.writeable),
-        mapped_file=loading.mapped_file_of(a),
+        mapped_file=mapped.path if mapped else None,
+        mapped_offset=mapped.offset if mapped else None,
+        mapped_mode=mapped.mode if mapped else None,
         notes=notes,
     )
 

@@ -25,6 +25,7 @@ import ast
 import bisect
 import logging
 import os
+import re
 import stat
 import struct
 import threading
@@ -32,7 +33,7 @@ import weakref
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -52,14 +53,14 @@ _ALLOWED_KINDS = {
     "u": "unsigned integer",
     "f": "float",
     "c": "complex",
+    "M": "date and time",
+    "m": "duration",
+    "U": "Unicode string",
+    "S": "byte string",
 }
 _REFUSED_KINDS = {
-    "O": "object (its elements would have to be unpickled, which can run code)",
-    "U": "a Unicode string",
-    "S": "a byte string",
-    "V": "void / raw bytes",
-    "M": "datetime",
-    "m": "timedelta",
+    "O": "Python objects (they would have to be unpickled, which can run code)",
+    "V": "raw bytes with no type (void)",
 }
 
 
@@ -77,6 +78,7 @@ class NpyHeader:
     fortran_order: bool
     header_nbytes: int  # magic + version + length field + header text
     data_nbytes: int
+    trailing: int = 0  # bytes after the data, ignored (as NumPy ignores them)
 
 
 # ---------------------------------------------------------------------------- header parsing
@@ -98,15 +100,39 @@ def _read_exact(f: _Readable, n: int, name: str, what: str) -> bytes:
 
 
 def check_dtype(dtype: np.dtype, name: str) -> None:
-    """Raise LoadError unless ``dtype`` is a plain numeric or bool dtype."""
-    if dtype.fields is not None or dtype.subdtype is not None:
-        raise _fail(name, f"structured dtype {dtype} is not supported (only numeric arrays)")
+    """Raise LoadError unless ``dtype`` is one this app reads without unpickling anything:
+    bool, numbers, dates and durations, fixed-width strings, and records (structured dtypes)
+    whose fields are all of these (nested records and sub-array fields included)."""
+    if dtype.hasobject:
+        raise _fail(name, f"dtype {dtype} holds {_REFUSED_KINDS['O']}; it is not loaded")
+    if dtype.fields is not None:
+        for field_name, (sub, *_rest) in dtype.fields.items():
+            base = sub.base if sub.subdtype is not None else sub
+            check_dtype(base, f"{name}: field {field_name!r}")
+        return
+    if dtype.subdtype is not None:
+        raise _fail(name, f"dtype {dtype} is a sub-array dtype; only records and plain arrays load")
     if dtype.kind in _REFUSED_KINDS:
         raise _fail(
-            name, f"dtype {dtype} is {_REFUSED_KINDS[dtype.kind]}; only numeric arrays load"
+            name, f"dtype {dtype} is {_REFUSED_KINDS[dtype.kind]}; it is not loaded"
         )
     if dtype.kind not in _ALLOWED_KINDS:
-        raise _fail(name, f"dtype {dtype} is not supported (only numeric arrays load)")
+        raise _fail(name, f"dtype {dtype} is not supported")
+
+
+def _literal(text: str) -> Any:
+    """The header dictionary. Headers written by Python 2 spell integers ``3L``: NumPy reads
+    them, and so do we (the suffix is dropped, nothing else is changed)."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        fixed = _PY2_LONG.sub(r"\1", text)
+        if fixed == text:
+            raise
+        return ast.literal_eval(fixed)
+
+
+_PY2_LONG = re.compile(r"(?<![\w.'\"])(\d+)[lL]\b")
 
 
 def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
@@ -135,17 +161,20 @@ def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
     raw = _read_exact(f, hlen, name, "header")
     try:
         text = raw.decode("utf-8" if major == 3 else "latin1")
-        header = ast.literal_eval(text.strip())
+        header = _literal(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, UnicodeError):
         raise _fail(name, "the header is not a valid .npy header dictionary") from None
     if not isinstance(header, dict) or set(header) != {"descr", "fortran_order", "shape"}:
         raise _fail(name, "the header must have exactly the keys descr, fortran_order, shape")
     descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
-    if not isinstance(descr, str):
-        raise _fail(name, f"structured dtype {descr!r} is not supported (only numeric arrays)")
     try:
-        dtype = np.dtype(descr)
-    except (TypeError, ValueError):
+        if isinstance(descr, str):
+            dtype = np.dtype(descr)
+        elif isinstance(descr, list):  # a record: NumPy's own reading of the field list
+            dtype = np.lib.format.descr_to_dtype(descr)
+        else:
+            raise TypeError(descr)
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError):
         raise _fail(name, f"unknown dtype {descr!r} in the header") from None
     check_dtype(dtype, name)
     if not isinstance(fortran, bool):
@@ -168,16 +197,37 @@ def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
             f"file is truncated: the header promises {data_nbytes:,} bytes of data "
             f"(shape {shape}, {dtype}) but only {have:,} follow",
         )
-    if data_nbytes < have:
-        raise _fail(
-            name,
-            f"{have - data_nbytes:,} unexpected bytes after the data "
-            f"(shape {shape}, {dtype} needs {data_nbytes:,})",
-        )
-    return NpyHeader((major, minor), dtype, shape, fortran, header_nbytes, data_nbytes)
+    return NpyHeader((major, minor), dtype, shape, fortran, header_nbytes, data_nbytes,
+                     have - data_nbytes)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- memory maps
+
+
+_MODES = {"c": "copy-on-write", "r": "read-only", "r+": "read-write", "w+": "read-write"}
+
+
+@dataclass(frozen=True)
+class MapInfo:
+    """How a value's bytes come from a memory-mapped file.
+
+    ``path`` is the file (``archive.npz/member.npy`` for an archive member), ``offset`` the byte
+    in the file where the value's first element lies, ``mode`` ``"copy-on-write"`` (edits stay
+    in memory: what :func:`load_array` makes), ``"read-only"`` or ``"read-write"`` (edits reach
+    the file); ``start``/``nbytes`` the address and size of the mapped array's data, and
+    ``shape``/``strides`` those of the array as the file declares it (``whole`` tells whether
+    a value *is* that array rather than a view of part of it)."""
+
+    path: str
+    offset: int
+    mode: str
+    start: int
+    nbytes: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    def whole(self, address: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+        return address == self.start and shape == self.shape and strides == self.strides
 
 
 class _MapRegistry:
@@ -186,13 +236,14 @@ class _MapRegistry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._starts: list[int] = []
-        self._entries: list[tuple[int, int, str]] = []
+        self._entries: list[tuple[int, int, MapInfo]] = []
 
-    def add(self, owner: Any, start: int, end: int, path: str) -> None:
+    def add(self, owner: Any, info: MapInfo) -> None:
+        start = info.start
         with self._lock:
             i = bisect.bisect(self._starts, start)
             self._starts.insert(i, start)
-            self._entries.insert(i, (start, end, path))
+            self._entries.insert(i, (start, start + info.nbytes, info))
         weakref.finalize(owner, self._remove, start)
 
     def _remove(self, start: int) -> None:
@@ -202,30 +253,88 @@ class _MapRegistry:
                 del self._starts[i]
                 del self._entries[i]
 
-    def find(self, address: int) -> str | None:
+    def find(self, address: int) -> MapInfo | None:
         with self._lock:
             i = bisect.bisect(self._starts, address) - 1
             if i >= 0:
-                start, end, path = self._entries[i]
+                start, end, info = self._entries[i]
                 if start <= address < end:
-                    return path
+                    return info
         return None
 
 
 _MAPS = _MapRegistry()
 
 
-def mapped_file_of(value: torch.Tensor | np.ndarray) -> str | None:
-    """The file whose memory map holds ``value``'s bytes, or None."""
+def _address(value: torch.Tensor | np.ndarray) -> int | None:
     if isinstance(value, torch.Tensor):
         if value.device.type != "cpu" or value.layout != torch.strided or not value.numel():
             return None
-        address = int(value.data_ptr())
-    else:
-        if not value.size:
-            return None
-        address = int(value.__array_interface__["data"][0])
-    return _MAPS.find(address)
+        return int(value.data_ptr())
+    if not value.size:
+        return None
+    return int(value.__array_interface__["data"][0])
+
+
+def _numpy_map(a: np.ndarray) -> MapInfo | None:
+    """The map of an array made by ``np.load(mmap_mode=...)`` or ``np.memmap`` (found on its
+    ``.base`` chain), for arrays the app did not map itself."""
+    owner: Any = a
+    while isinstance(owner, np.ndarray):
+        if isinstance(owner, np.memmap) and getattr(owner, "filename", None):
+            start = int(owner.__array_interface__["data"][0])
+            mode = _MODES.get(str(owner.mode), str(owner.mode))
+            return MapInfo(str(owner.filename), int(owner.offset), mode, start,
+                           int(owner.nbytes), tuple(owner.shape), tuple(owner.strides))  # fmt: skip
+        owner = owner.base
+    return None
+
+
+def map_info_of(value: torch.Tensor | np.ndarray) -> MapInfo | None:
+    """How ``value``'s bytes come from a memory-mapped file (see :class:`MapInfo`; ``offset``
+    is that of the value's own first element), or None when they do not."""
+    address = _address(value)
+    if address is None:
+        return None
+    info = _MAPS.find(address)
+    if info is None and isinstance(value, np.ndarray):
+        info = _numpy_map(value)
+        if info is not None and not info.start <= address < info.start + info.nbytes:
+            info = None
+    if info is None:
+        return None
+    return replace(info, offset=info.offset + address - info.start)
+
+
+def mapped_file_of(value: torch.Tensor | np.ndarray) -> str | None:
+    """The file whose memory map holds ``value``'s bytes, or None."""
+    info = map_info_of(value)
+    return info.path if info is not None else None
+
+
+_NOTES: dict[int, list[str]] = {}
+_NOTES_LOCK = threading.Lock()
+
+
+def _note(array: np.ndarray, header: NpyHeader) -> np.ndarray:
+    """Remember what a person should know about how ``array`` was read (see
+    :func:`load_notes`); returns ``array``."""
+    notes = []
+    if header.trailing:
+        notes.append(f"{header.trailing:,} bytes after the data were ignored, as NumPy does")
+    if notes:
+        key = id(array)
+        with _NOTES_LOCK:
+            _NOTES[key] = notes
+        weakref.finalize(array, _NOTES.pop, key, None)
+    return array
+
+
+def load_notes(array: np.ndarray) -> list[str]:
+    """What was noted while reading ``array`` from its file (trailing bytes ignored...), or []
+    (also for anything that was not read by this module)."""
+    with _NOTES_LOCK:
+        return list(_NOTES.get(id(array), ()))
 
 
 def _map(source: str | IO[bytes], header: NpyHeader, offset: int, label: str) -> np.ndarray:
@@ -239,7 +348,8 @@ def _map(source: str | IO[bytes], header: NpyHeader, offset: int, label: str) ->
     )
     arr = mm.view(np.ndarray)
     start = int(arr.__array_interface__["data"][0])
-    _MAPS.add(mm, start, start + header.data_nbytes, label)
+    _MAPS.add(mm, MapInfo(label, offset, _MODES["c"], start, header.data_nbytes,
+                          tuple(arr.shape), tuple(arr.strides)))  # fmt: skip
     return arr
 
 
@@ -273,10 +383,10 @@ def load_array(path: str | os.PathLike[str], *, mmap_threshold: int = MMAP_THRES
         with open(p, "rb") as f:
             header = parse_header(f, size, name)
             if header.data_nbytes >= mmap_threshold and header.data_nbytes > 0:
-                return _map(str(p), header, header.header_nbytes, str(p))
+                return _note(_map(str(p), header, header.header_nbytes, str(p)), header)
             if header.data_nbytes > memory_limit():
                 raise _fail(name, f"{header.data_nbytes:,} bytes do not fit in memory")
-            return _read_into(f, header, name)
+            return _note(_read_into(f, header, name), header)
     except LoadError:
         raise
     except IsADirectoryError:
@@ -414,8 +524,9 @@ class _Inflater:
         self.crc = zlib.crc32(data, self.crc)
         return data
 
-    def readinto(self, view: memoryview) -> None:
-        """Fill ``view`` exactly; the stream must then end (no more, no fewer bytes)."""
+    def readinto(self, view: memoryview, skip: int = 0) -> None:
+        """Fill ``view`` exactly, then read ``skip`` more bytes (into the CRC only); the stream
+        must then end (no more, no fewer bytes)."""
         pos = 0
         while pos < len(view):
             out = self._step(min(len(view) - pos, _OUT_CHUNK))
@@ -424,6 +535,12 @@ class _Inflater:
             self.crc = zlib.crc32(out, self.crc)
             view[pos : pos + len(out)] = out
             pos += len(out)
+        while skip:
+            out = self._step(min(skip, _OUT_CHUNK))
+            if not out:
+                raise _fail(self._label, "the member inflates to fewer bytes than it declares")
+            self.crc = zlib.crc32(out, self.crc)
+            skip -= len(out)
         if self._step(1):
             raise _fail(self._label, "the member inflates to more bytes than it declares")
 
@@ -635,21 +752,23 @@ class NpzArrays(Mapping[str, np.ndarray]):
                 with open(fd, "rb", closefd=False) as f:
                     arr = _map(f, h, data_at, label)
                 self._check_mapped(fd, member)
-                return arr
+                return _note(arr, h)
             raw = _empty_for(h, label)
             view = raw.data
             if _pread_into(fd, view, data_at) != h.data_nbytes:
                 raise _fail(label, "file is truncated: the data ends early")
             crc = zlib.crc32(view, _crc_of(fd, member.start, h.header_nbytes))
+            if h.trailing:
+                crc = _crc_of(fd, data_at + h.data_nbytes, h.trailing, crc)
             self._set_checked(member, crc)
-            return _shaped(raw, h)
+            return _note(_shaped(raw, h), h)
         if info.compress_type == zipfile.ZIP_DEFLATED:
             inflater = _Inflater(fd, member.start, info.compress_size, label)
             _same_header(parse_header(inflater, info.file_size, label), h, label)
             raw = _empty_for(h, label)
-            inflater.readinto(raw.data)
+            inflater.readinto(raw.data, skip=h.trailing)
             self._set_checked(member, inflater.crc)
-            return _shaped(raw, h)
+            return _note(_shaped(raw, h), h)
         # bzip2 / lzma (NumPy never writes them): zipfile streams and checks the CRC itself
         with open(fd, "rb", closefd=False) as f, zipfile.ZipFile(f) as zf, zf.open(info) as src:
             _same_header(parse_header(src, info.file_size, label), h, label)
@@ -662,10 +781,16 @@ class NpzArrays(Mapping[str, np.ndarray]):
                     raise _fail(label, "file is truncated: the data ends early")
                 view[pos : pos + len(chunk)] = chunk
                 pos += len(chunk)
+            left = h.trailing
+            while left:  # bytes after the data: read (zipfile checks the CRC), ignored
+                got = len(src.read(min(_OUT_CHUNK, left)))
+                if not got:
+                    break
+                left -= got
             if src.read(1):
                 raise _fail(label, "the member holds more bytes than it declares")
         self._checks[member.key] = _Check(True)
-        return _shaped(raw, h)
+        return _note(_shaped(raw, h), h)
 
     def _set_checked(self, member: _Member, crc: int) -> None:
         if crc != member.info.CRC:

@@ -242,6 +242,14 @@ def _array_layout(a: np.ndarray) -> _Layout:
         # An owner we cannot see into: the outermost array we do know is the best bound.
         lo, hi = np.lib.array_utils.byte_bounds(last_array)
         start, nbytes = int(lo), int(hi - lo)
+    if a.size and not isinstance(owner, np.ndarray | torch.Tensor):
+        from .loading import map_info_of
+
+        mapped = map_info_of(a)
+        if mapped is not None and start <= mapped.start <= ptr:
+            # a memory-mapped file: its allocation is the array the file holds, not the
+            # mmap's pages (which begin at the file's header), as for a tensor made from it
+            start, nbytes = mapped.start, mapped.nbytes
     key = (device, start) if start else None
     alloc = Allocation(key, start, nbytes, ptr - start, device, "" if start else "no memory")
     return _Layout(itemsize, tuple(a.shape), tuple(a.strides), alloc)

@@ -105,7 +105,37 @@ _TORCH_DTYPES: dict[str, torch.dtype] = {
     )
     if isinstance(getattr(torch, name, None), torch.dtype)
 }  # fmt: skip
-_NP_DTYPE = re.compile(r"^[<>|]?[biufc][0-9]{1,2}$")
+_NP_DTYPE = re.compile(
+    r"^[<>|=]?(?:[biufc][0-9]{1,2}|[Mm]8(?:\[[0-9]{0,4}[A-Za-z]{1,3}\])?|[US][0-9]{1,9})$"
+)
+
+
+def _record_descr(d: Any, depth: int) -> bool:
+    """Whether ``d`` (read from JSON) is a record's field list as NumPy writes it: [name,
+    dtype] or [name, dtype, shape] entries, dtypes plain or nested records, at most 8 deep."""
+    if type(d) is not list or not d or depth > 8 or len(d) > 4096:
+        return False
+    for f in d:
+        if type(f) is not list or len(f) not in (2, 3) or type(f[0]) is not str:
+            return False
+        sub = f[1]
+        if type(sub) is str:  # a plain dtype, or padding between fields ("|V4", no name)
+            ok = bool(_NP_DTYPE.match(sub) or re.fullmatch(r"\|V[0-9]{1,9}", sub))
+        else:
+            ok = _record_descr(sub, depth + 1)
+        if not ok:
+            return False
+        if len(f) == 3 and not (type(f[2]) is list and len(f[2]) <= 32
+                                and all(type(n) is int and 0 <= n < 1 << 31 for n in f[2])):
+            return False
+    return True
+
+
+def _tuples(d: Any) -> Any:
+    """A record's field list from JSON (lists) as NumPy's descr_to_dtype reads it (tuples)."""
+    if type(d) is not list:
+        return d
+    return [tuple([f[0], _tuples(f[1]), *([tuple(f[2])] if len(f) == 3 else [])]) for f in d]
 _RECORD_KINDS = frozenset({"run", "set", "delete", "rename", "autograd"})
 _BINDINGS = frozenset({"assign", "def", "import", "for", "with", "set"})
 
@@ -191,7 +221,9 @@ class _Capture:
             return None
         entry: dict[str, Any] = {
             "kind": "ndarray",
-            "dtype": a.dtype.str,
+            # NumPy's own spelling (".npy" headers): "<f4", "<M8[ms]", "<U3", or a record's
+            # field list
+            "dtype": np.lib.format.dtype_to_descr(a.dtype),
             "shape": list(a.shape),
             "strides": list(a.strides),
             "offset": 0,
@@ -485,6 +517,7 @@ def _origin_entry(o: Any) -> dict[str, Any]:
         "device": o.device,
         "line": o.line,
         "binding": o.binding,
+        "file": o.file,
     }
 
 
@@ -655,11 +688,12 @@ def _array_spec(e: Any, allocs: list[int], what: str) -> _ArraySpec:
     _keys(e, {"kind", "dtype", "shape", "strides", "offset", "writeable", "alloc", "name"},
           {"kind", "dtype", "shape", "strides", "offset", "alloc"}, what)  # fmt: skip
     d = e["dtype"]
-    _need(type(d) is str and bool(_NP_DTYPE.match(d)), f"{what}: unknown array dtype {d!r}")
+    _need((type(d) is str and bool(_NP_DTYPE.match(d))) or _record_descr(d, 0),
+          f"{what}: unknown array dtype {d!r}")  # fmt: skip
     try:
-        dtype = np.dtype(d)
+        dtype = np.dtype(d) if type(d) is str else np.lib.format.descr_to_dtype(_tuples(d))
         check_dtype(dtype, what)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, KeyError, IndexError, LoadError):
         raise _Bad(f"{what}: unknown array dtype {d!r}") from None
     shape, strides = _layout(e, "strides", -MAX_DIM, what)
     offset = _int(e["offset"], f"{what}: offset", 0)
@@ -870,7 +904,7 @@ def _validate(m: Any) -> _Checked:
         what = f"origin of {name!r}"
         _need(name in seen, f"{what}: no such value")
         _keys(o, {"name", "kind", "statement", "call", "function", "contexts", "grad_mode",
-                  "device", "line", "binding"}, {"kind"}, what)  # fmt: skip
+                  "device", "line", "binding", "file"}, {"kind"}, what)  # fmt: skip
         _need(o["kind"] in ("run", "set"), f"{what}: unknown kind")
         binding = o.get("binding", "assign")
         _need(binding in _BINDINGS, f"{what}: unknown binding")
@@ -882,6 +916,7 @@ def _validate(m: Any) -> _Checked:
             _str(o.get("call"), what, optional=True), _str(o.get("function"), what, optional=True),
             _names(o.get("contexts", []), what), _str(o.get("grad_mode"), what, optional=True),
             _str(o.get("device"), what, optional=True, limit=100), line, binding,
+            _str(o.get("file"), what, optional=True, limit=4096),
         )  # fmt: skip
     selected = m.get("selected")
     _need(selected is None or type(selected) is str, "bad selection")

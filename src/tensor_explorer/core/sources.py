@@ -89,8 +89,9 @@ def open_into(
     names: list[str] = []
     for key in arrays:
         names.append(value_name(key, set(names)))
-    for name, array in zip(names, arrays.values(), strict=True):
-        ws[name] = array
+    whole = suffix != ".npz" and len(arrays) == 1  # a .npy: the file is the value
+    for name, (key, array) in zip(names, arrays.items(), strict=True):
+        ws.set(name, array, file=str(p) if whole else f"{p} [{key}]")
     return names
 
 

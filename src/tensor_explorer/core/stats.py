@@ -189,8 +189,8 @@ def _to_torch(chunk: Any) -> torch.Tensor:
     a = chunk.reshape(-1)
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
-    if a.strides and a.strides[0] <= 0:
-        a = np.ascontiguousarray(a)
+    if a.strides and (a.strides[0] <= 0 or a.strides[0] % a.itemsize):
+        a = np.ascontiguousarray(a)  # torch views neither (a record's field: one chunk's copy)
     with warnings.catch_warnings():
         # read-only memory maps: we only ever read these chunks
         warnings.simplefilter("ignore", UserWarning)
@@ -380,8 +380,47 @@ def _reduce_span(start: int, piece: Any, complex_: bool, floating: bool, chunk: 
     return part
 
 
+def _extended(piece: Any) -> bool:
+    """Whether ``piece`` is a NumPy long double (or complex long double), which torch lacks."""
+    return (isinstance(piece, np.ndarray) and piece.dtype.kind in "fc"
+            and piece.dtype.itemsize > (8 if piece.dtype.kind == "f" else 16))  # fmt: skip
+
+
+def _reduce_extended(start: int, piece: np.ndarray) -> _Acc:
+    """One chunk of a long double array, in its own precision with NumPy (torch has no such
+    type). The figures come back as float64, like every other: a value beyond float64's range
+    reads as an infinite min, max or mean."""
+    part = _Acc()
+    x = piece.reshape(-1)
+    if x.dtype.kind == "c":
+        x = np.abs(x)  # the magnitude, in long double
+    ok = np.isfinite(x)
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        part.first_bad = start + int(bad[0])
+        nan = np.isnan(x)
+        part.nan = int(nan.sum())
+        part.posinf = int((x == np.inf).sum())
+        part.neginf = int((x == -np.inf).sum())
+    part.zeros = int((x == 0).sum())
+    f = x[ok] if bad.size else x
+    if f.size:
+        mean = f.mean(dtype=x.dtype)
+        d = f - mean
+        m2 = np.dot(d, d)
+        exp = 0
+        if not math.isfinite(float(m2)):  # beyond float64: kept in units of 4**exp
+            exp = int(np.frexp(np.sqrt(m2))[1])
+            m2 = m2 / np.ldexp(x.dtype.type(1), 2 * exp)
+        with np.errstate(over="ignore"):
+            part.add(int(f.size), float(mean), float(m2), exp, float(f.min()), float(f.max()))
+    return part
+
+
 def _reduce(start: int, piece: Any, complex_: bool, floating: bool) -> _Acc:
     """The statistics of one chunk (runs on a worker thread)."""
+    if _extended(piece):
+        return _reduce_extended(start, piece)
     part = _Acc()
     c = _to_torch(piece)
     if complex_:  # magnitude, computed in double precision
@@ -484,7 +523,7 @@ def stats(
         # spans of chunks where the fused kernel reduces every chunk (not where a piece is
         # copied first: byte-swapped arrays, complex values)
         plain = chunk >= FUSED_MIN and not complex_
-        plain = plain and (isinstance(v, torch.Tensor) or v.dtype.isnative)
+        plain = plain and (isinstance(v, torch.Tensor) or (v.dtype.isnative and not _extended(v)))
         try:
             for start, piece in _chunks(v, chunk, spans=workers if plain else 0):
                 if cancel is not None and cancel():

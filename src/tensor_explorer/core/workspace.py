@@ -89,6 +89,7 @@ class Origin:
     device: str | None = None
     line: int | None = None
     binding: str = "assign"  # "assign" | "def" | "import" | "for" | "with" | "set"
+    file: str | None = None  # "set": the file it was opened from ("data.npz [x]": a member)
 
     @property
     def cut_off(self) -> str | None:
@@ -307,9 +308,13 @@ class Workspace:
 
     def member(self, qualified: str) -> Any:
         """The parameter, buffer or submodule ``qualified`` names inside a module of the
-        workspace (``"net.hidden.weight"``, ``"net.hidden"``), or None."""
+        workspace (``"net.hidden.weight"``, ``"net.hidden"``), or a field of a record (a
+        structured NumPy array: ``"data.x"``, ``"data.pos.x"``: the field's own array, a view of
+        the record's memory), or None."""
         root, _, rest = qualified.partition(".")
         module = self._ns.get(root) if root in self else None
+        if rest and isinstance(module, np.ndarray) and module.dtype.names:
+            return record_field(module, rest)
         if not rest or not isinstance(module, torch.nn.Module):
             return None
         for get in (module.get_parameter, module.get_buffer, module.get_submodule):
@@ -320,6 +325,11 @@ class Workspace:
         return None
 
     def __setitem__(self, name: str, value: Any) -> None:
+        self.set(name, value)
+
+    def set(self, name: str, value: Any, *, file: str | None = None) -> None:
+        """``ws[name] = value``; ``file`` is the file it was read from, when it was (its
+        origin says so: the Inspector shows "opened from data.npy")."""
         _check_name(name)
         with self._changing(f"set {name}", watch=False), self._exclusive():
             existed = name in self
@@ -335,7 +345,7 @@ class Workspace:
                     changed=(name,) if existed else (),
                 )
             )
-            self._origins[name] = Origin(name, "set", binding="set")
+            self._origins[name] = Origin(name, "set", binding="set", file=file)
         (self.events.changed if existed else self.events.added).emit(name)
 
     def __delitem__(self, name: str) -> None:
@@ -931,3 +941,26 @@ def _array_script(name: str, a: np.ndarray) -> str:
             f"(too large to write out: {a.size} elements > {LITERAL_LIMIT}); NOT REBUILT"
         )
     return f"{name} = np.array({_nested(a.tolist())}, dtype={dtype})"
+
+
+def record_fields(record: np.ndarray, under: str = "") -> list[str]:
+    """The paths of every field of a record (structured) array, nested fields by path
+    (``["x", "pos", "pos.a", "pos.b"]``), in the order of its dtype."""
+    out: list[str] = []
+    for name in record.dtype.names or ():
+        path = f"{under}.{name}" if under else name
+        out.append(path)
+        sub = record[name]
+        if sub.dtype.names:
+            out += record_fields(sub, path)
+    return out
+
+
+def record_field(record: np.ndarray, path: str) -> np.ndarray | None:
+    """The field of ``record`` at ``path`` (``"pos.x"``), a view of its memory, or None."""
+    value = record
+    for name in path.split("."):
+        if not value.dtype.names or name not in value.dtype.names:
+            return None
+        value = value[name]
+    return value

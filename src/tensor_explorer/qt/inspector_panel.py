@@ -41,6 +41,13 @@ MEMBER_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
 #: a module's parameters (and buffers) listed at most, each; the Workspace panel has them all
 MEMBER_ROWS = 100
 
+#: how a memory-mapped value's writes behave (core's MapInfo.mode -> the shown text)
+MAP_MODES = cast("dict[str, str]", {
+    "copy-on-write": QT_TRANSLATE_NOOP("Inspector", "copy-on-write: edits stay in memory"),
+    "read-only": QT_TRANSLATE_NOOP("Inspector", "read-only"),
+    "read-write": QT_TRANSLATE_NOOP("Inspector", "read-write: edits reach the file"),
+})  # fmt: skip
+
 # cast: the PySide6 stub types QT_TRANSLATE_NOOP as returning object; it returns its message
 GROUPS = cast("list[tuple[str, list[tuple[str, str, str]]]]", [
     (QT_TRANSLATE_NOOP("Inspector", "What it is"), [
@@ -59,7 +66,9 @@ GROUPS = cast("list[tuple[str, list[tuple[str, str, str]]]]", [
         ("storage_nbytes", QT_TRANSLATE_NOOP("Inspector", "storage bytes"), QT_TRANSLATE_NOOP("Inspector", "Bytes of the whole allocation this value looks into (views share it).")),
         ("internal_overlap", QT_TRANSLATE_NOOP("Inspector", "internal overlap"), QT_TRANSLATE_NOOP("Inspector", "True when two elements read the same bytes (after expand): in-place writes are unsafe.")),
         ("is_view", QT_TRANSLATE_NOOP("Inspector", "is a view"), QT_TRANSLATE_NOOP("Inspector", "True when this value looks into memory owned by another value.")),
-        ("mapped_file", QT_TRANSLATE_NOOP("Inspector", "memory-mapped file"), QT_TRANSLATE_NOOP("Inspector", "The file whose pages hold these bytes, read only when used; edits never reach the file.")),
+        ("mapped_file", QT_TRANSLATE_NOOP("Inspector", "memory-mapped file"), QT_TRANSLATE_NOOP("Inspector", "The file whose pages hold these bytes, read only when used.")),
+        ("mapped_offset", QT_TRANSLATE_NOOP("Inspector", "file offset"), QT_TRANSLATE_NOOP("Inspector", "The byte of the file where the first element lies (after the file's header).")),
+        ("mapped_mode", QT_TRANSLATE_NOOP("Inspector", "mapping"), QT_TRANSLATE_NOOP("Inspector", "Whether a write reaches the file.")),
         ("byte_order", QT_TRANSLATE_NOOP("Inspector", "byte order"), QT_TRANSLATE_NOOP("Inspector", "The order of bytes in each element; torch needs this machine's order.")),
         ("writeable", QT_TRANSLATE_NOOP("Inspector", "writeable"), QT_TRANSLATE_NOOP("Inspector", "Whether the memory can be written to.")),
     ]),
@@ -346,13 +355,14 @@ class InspectorPanel(QtWidgets.QWidget):
         for title, rows in groups:
             group = self._group(tr(title), title)
             for key, label, tip in rows:
-                if key in ("mapped_file",) and not d[key]:
+                if key in ("mapped_file", "mapped_offset", "mapped_mode") and d[key] is None:
                     continue
                 if facts.kind == "tensor" and key in ("byte_order", "writeable"):
                     continue
                 if facts.kind == "ndarray" and title == GROUPS[2][0]:  # no autograd for arrays
                     continue
-                self._row(group, tr(label), _fmt(key, d[key]), tr(tip), key)
+                text = tr(MAP_MODES.get(d[key], d[key])) if key == "mapped_mode" else _fmt(key, d[key])
+                self._row(group, tr(label), text, tr(tip), key)
             if group.childCount() == 0:
                 self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(group))
 
@@ -451,10 +461,15 @@ class InspectorPanel(QtWidgets.QWidget):
         if origin is None:
             return
         if origin.kind == "set":
-            self._row(group, self.tr("source"), self.tr("handed in (file or explore())"), "")
+            self._row(group, self.tr("source"), self._source_text(origin), "", "source")
         elif origin.statement:
             self._row(group, self.tr("statement"), origin.statement.strip().splitlines()[0],
                       self.tr("The code that bound {0}, the module it belongs to.").format(root))
+
+    def _source_text(self, origin: Any) -> str:
+        if origin.file:
+            return self.tr("opened from {0}").format(origin.file)
+        return self.tr("handed in (explore() or the API)")
 
     def _origin_rows(self, name: str) -> None:
         origin = self.workspace.origin(name)
@@ -462,7 +477,7 @@ class InspectorPanel(QtWidgets.QWidget):
             return
         group = self._group(self.tr("How it was made"), "origin")
         if origin.kind == "set":
-            self._row(group, self.tr("source"), self.tr("handed in (file or explore())"), "")
+            self._row(group, self.tr("source"), self._source_text(origin), "", "source")
             return
         if origin.statement:
             self._row(group, self.tr("statement"), origin.statement.strip().splitlines()[0],

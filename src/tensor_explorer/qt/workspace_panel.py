@@ -494,7 +494,30 @@ class WorkspacePanel(QtWidgets.QWidget):
         item.setToolTip(f"{name}: " + ", ".join(b.text for b in tags))
         if isinstance(value, torch.nn.Module) and size(value):
             item.setData(True, PENDING_ROLE)
+        if isinstance(value, np.ndarray) and value.dtype.names:
+            item.appendRows(self._field_items(name, value, ""))
         return item
+
+    def _field_items(self, root: str, record: np.ndarray, under: str) -> list[QtGui.QStandardItem]:
+        """A row for each field of a record (a structured array), nested records by path: each
+        a value of its own (``data.x``), a view of the record's memory."""
+        rows = []
+        for field in record.dtype.names or ():
+            path = f"{under}.{field}" if under else field
+            sub = record[field]
+            item = QtGui.QStandardItem(path)
+            item.setData(f"{root}.{path}", NAME_ROLE)
+            item.setData(path, LABEL_ROLE)
+            item.setData("field", KIND_ROLE)
+            tags = badges(sub)
+            item.setData(tags, BADGES_ROLE)
+            code = root + "".join(f"[{part!r}]" for part in path.split("."))
+            item.setData(f"{code}: " + ", ".join(b.text for b in tags), TIP_ROLE)
+            item.setToolTip(str(item.data(TIP_ROLE)))
+            if sub.dtype.names:
+                item.appendRows(self._field_items(root, sub, path))
+            rows.append(item)
+        return rows
 
     def _member_item(self, root: str, module: torch.nn.Module, m: Member) -> QtGui.QStandardItem:
         item = QtGui.QStandardItem(m.name)

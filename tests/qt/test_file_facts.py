@@ -1,0 +1,76 @@
+"""A memory-mapped file in the real window: the Inspector says which file, from which byte and
+how writes behave, and calls the file's array a value of its own, not a view (issue #17)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6 import QtCore
+from pytestqt.qtbot import QtBot
+
+import tensor_explorer as tx
+
+
+def tr(text: str) -> str:
+    return QtCore.QCoreApplication.translate("InspectorPanel", text)
+
+
+def test_a_memory_mapped_npy_shows_its_file_offset_and_mode(
+    qtbot: QtBot, make_window: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    from tensor_explorer.core import loading
+
+    # map even this small file (the window opens files with load_array's default threshold)
+    monkeypatch.setattr(loading.load_array, "__kwdefaults__", {"mmap_threshold": 0})
+    data = np.arange(64, dtype=np.float32).reshape(8, 8)
+    path = tmp_path / "big.npy"
+    np.save(path, data)
+    win = make_window()
+    win.open_paths([str(path)])
+    qtbot.waitUntil(lambda: "big" in win.workspace.names())
+    win.workspace.selected = "big"
+    inspector = win.panels["inspector"]
+    qtbot.waitUntil(lambda: inspector.name == "big")
+    facts = inspector.shown_facts()
+    truth = tx.describe(win.workspace["big"])
+    assert facts["mapped_file"] == str(path) == truth.mapped_file
+    assert facts["mapped_offset"] == f"{path.stat().st_size - data.nbytes:,}"
+    assert facts["mapped_mode"] == tr("copy-on-write: edits stay in memory")
+    assert facts["is_view"] == "False" and facts["storage_offset"] == "0"
+    assert facts["source"] == tr("opened from {0}").format(path)
+
+
+def test_a_record_lists_its_fields_and_selecting_one_shows_it(
+    qtbot: QtBot, make_window: Any, tmp_path: Path
+) -> None:
+    from tensor_explorer.qt.workspace_panel import WorkspacePanel
+
+    data = np.zeros(5, dtype=[("x", "<f4"), ("pos", [("a", "<i2"), ("b", "<f8")])])
+    data["x"] = [1, 2, np.nan, 4, 5]
+    data["pos"]["b"] = np.linspace(0, 1, 5)
+    path = tmp_path / "data.npy"
+    np.save(path, data)
+    win = make_window()
+    win.open_paths([str(path)])
+    qtbot.waitUntil(lambda: "data" in win.workspace.names())
+    panel = win.panels["workspace"]
+    assert isinstance(panel, WorkspacePanel)
+    qtbot.waitUntil(lambda: "data" in panel.names_shown())
+    panel.expand("data", recursive=True)
+    assert panel.members_shown("data") == ["data.x", "data.pos"]
+    assert panel.members_shown("data.pos") == ["data.pos.a", "data.pos.b"]
+    assert panel.badges_shown("data.pos.b") == ["5", "float64", "ndarray"]
+    panel.view.setCurrentIndex(panel.index_of("data.pos.b"))
+    assert win.workspace.selected == "data.pos.b"
+    inspector = win.panels["inspector"]
+    qtbot.waitUntil(lambda: inspector.name == "data.pos.b")
+    facts = inspector.shown_facts()
+    want = tx.describe(data["pos"]["b"])
+    assert facts["shape"] == "(5,)" and facts["dtype"] == "float64"
+    assert facts["stride"] == f"({want.stride[0]},)"  # a field: a strided view of the record
+    values = win.panels["values"].panel
+    qtbot.waitUntil(lambda: values.name() == "data.pos.b" and values.plane() is not None)
+    plane = values.plane()
+    assert np.array_equal(plane.raw, data["pos"]["b"])
