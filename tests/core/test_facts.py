@@ -260,3 +260,15 @@ def test_a_memory_mapped_file_says_which_file_offset_and_mode(tmp_path) -> None:
     assert (fm.mapped_file, fm.mapped_offset, fm.mapped_mode) == (str(p), header, "read-only")
     assert fm.is_view is False and fm.storage_offset == 0
     assert tx.describe(np.array(mine)).mapped_file is None
+
+
+def test_slices_of_a_numpy_memmap_map_from_their_own_byte(tmp_path) -> None:
+    p = tmp_path / "a.npy"
+    np.save(p, np.arange(100, dtype=np.float32))
+    header = p.stat().st_size - 400
+    mm = np.load(p, mmap_mode="r")
+    for view, first in ((mm, 0), (mm[10:20], 10), (mm[::-7], 99), (mm[10:][5:], 15)):
+        f = tx.describe(view)
+        assert (f.mapped_file, f.mapped_offset) == (str(p), header + 4 * first)
+        assert f.storage_offset == first and f.storage_nbytes == 400
+        assert f.is_view is (view is not mm)

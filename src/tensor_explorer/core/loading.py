@@ -281,7 +281,10 @@ def _numpy_map(a: np.ndarray) -> MapInfo | None:
     ``.base`` chain), for arrays the app did not map itself."""
     owner: Any = a
     while isinstance(owner, np.ndarray):
-        if isinstance(owner, np.memmap) and getattr(owner, "filename", None):
+        # the memmap that owns the map (its base is the mmap itself); a slice of a memmap is a
+        # memmap too, with the same filename and offset but its own data pointer
+        if (isinstance(owner, np.memmap) and getattr(owner, "filename", None)
+                and not isinstance(owner.base, np.ndarray)):
             start = int(owner.__array_interface__["data"][0])
             mode = _MODES.get(str(owner.mode), str(owner.mode))
             return MapInfo(str(owner.filename), int(owner.offset), mode, start,
