@@ -51,6 +51,9 @@ BENCHES = [
           "plain exec of the same statements", (), ("--repeat", "3")),
     Bench("archives", "bench_archives.py", "Archives: .npz with a 1 GiB deflated member, lazily",
           "np.load(path)[name] (NumPy's lazy NpzFile)", (), ("--quick",)),
+    Bench("heatmap", "bench_heatmap.py", "Heatmap of a 16384² float32 memmap: preview, zoom, pan",
+          "np.load(mmap_mode='r') + the same reads with NumPy; a plain pyqtgraph image",
+          (), ("--quick",)),
 ]  # fmt: skip
 
 _RATIO = re.compile(r"(\d+(?:\.\d+)?)\s*x\b")

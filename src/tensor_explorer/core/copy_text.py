@@ -4,7 +4,8 @@
   printout is torch's own summary (first and last items, ``...`` between), under a header line
   that says what was left out.
 - :func:`block`: the cells of a table selection, as the rectangle that holds them all.
-- :func:`to_csv` / :func:`to_numpy_literal`: such a block as CSV (a spreadsheet pastes it) or
+- :func:`to_tsv` / :func:`to_csv` / :func:`to_numpy_literal`: such a block as tab-separated
+  text or CSV (a spreadsheet pastes either) or
   as Python source (``np.array([[1.0, 2.0]], dtype=np.float32)``) that gives the same values.
 """
 
@@ -111,6 +112,13 @@ def to_csv(cells: np.ndarray) -> str:
     for row in np.asarray(cells).tolist():
         writer.writerow(_cell(x, python=False) for x in row)
     return out.getvalue()
+
+
+def to_tsv(cells: np.ndarray) -> str:
+    """A 2-d block as tab-separated text, one line per row (what a spreadsheet pastes into
+    cells; floats exact, ``nan``/``inf`` spelled out)."""
+    return "".join("\t".join(_cell(x, python=False) for x in row) + "\n"
+                   for row in np.asarray(cells).tolist())
 
 
 def numpy_dtype(dtype: str) -> str:

@@ -46,6 +46,7 @@ __all__ = [
     "Cancelled",
     "NumberFormat",
     "Plane",
+    "PlaneView",
     "PreviewError",
     "Sample",
     "WriteRefused",
@@ -58,6 +59,7 @@ __all__ = [
     "format_value",
     "needs_background",
     "parse_value",
+    "plane_view",
     "slice_plane",
     "write_element",
     "write_refusal",
@@ -317,7 +319,9 @@ class Plane:
     floats; ``raw`` holds the same cells in their own dtype (exact integers, complex numbers).
     ``nan``/``posinf``/``neginf`` are masks over ``data``. Displayed cell ``(i, j)`` is element
     :meth:`original_index` ``(i, j)`` of the whole value: along displayed axis ``d`` it is
-    ``positions(d)[i]``, every other axis ``a`` is held at ``index[a]``.
+    ``positions(d)[i]``, every other axis ``a`` is held at ``index[a]``. A plane read from a
+    *region* of the displayed axes (a zoomed-in view) starts at ``origin`` (one index per
+    displayed axis) instead of 0.
     """
 
     data: np.ndarray
@@ -334,6 +338,7 @@ class Plane:
     part: str | None = None  # complex part shown; None for real values
     lo: float | None = None  # smallest finite displayed value (None: no finite value)
     hi: float | None = None
+    origin: tuple[int, ...] = ()  # first index along each displayed axis (() : all zeros)
 
     @property
     def full_size(self) -> tuple[int, ...]:
@@ -344,9 +349,13 @@ class Plane:
     def downsampled(self) -> bool:
         return any(s > 1 for s in self.steps)
 
+    def start(self, d: int) -> int:
+        """Original index along displayed axis ``d`` of the plane's first cell."""
+        return int(self.origin[d]) if self.origin else 0
+
     def positions(self, d: int) -> np.ndarray:
         """Original indices along displayed axis ``d`` (0: rows, 1: columns) of its cells."""
-        return np.arange(0, self.full_size[d], self.steps[d], dtype=np.int64)
+        return self.start(d) + np.arange(self.data.shape[d], dtype=np.int64) * self.steps[d]
 
     def original_index(self, *cell: int) -> tuple[int, ...]:
         """The index into the whole value of displayed cell ``cell`` (one int per axis)."""
@@ -358,7 +367,7 @@ class Plane:
         for d, (a, c) in enumerate(zip(self.axes, cell, strict=True)):
             if not 0 <= c < self.data.shape[d]:
                 raise IndexError(f"cell {cell} outside a plane of shape {self.data.shape}")
-            full[a] = int(c) * self.steps[d]
+            full[a] = self.start(d) + int(c) * self.steps[d]
         return tuple(full)
 
     @property
@@ -397,6 +406,7 @@ def _make_plane(
     index: dict[int, int],
     steps: tuple[int, ...],
     part: str | None,
+    origin: tuple[int, ...] = (),
 ) -> Plane:
     data = _display(raw, kind, part)
     nan = np.isnan(data)
@@ -407,27 +417,36 @@ def _make_plane(
     hi = float(finite.max()) if finite.size else None
     return Plane(data=data, raw=raw, nan=nan, posinf=posinf, neginf=neginf, shape=shape,
                  dtype=dtype, kind=kind, axes=axes, index=index, steps=steps,
-                 part=part if kind == "complex" else None, lo=lo, hi=hi)
+                 part=part if kind == "complex" else None, lo=lo, hi=hi, origin=origin)
 
 
-def slice_plane(
+@dataclass(frozen=True)
+class PlaneView:
+    """The 0-, 1- or 2-D view of a value that a plane is read from (nothing copied).
+
+    ``view`` keeps the value's own axis order: when ``transposed``, displayed rows are the
+    view's columns. ``axes`` and ``index`` are as in :class:`Plane`.
+    """
+
+    view: Any
+    shape: tuple[int, ...]
+    axes: tuple[int, ...]
+    index: dict[int, int]
+    kind: str
+    dtype: str
+
+    @property
+    def transposed(self) -> bool:
+        return len(self.axes) == 2 and self.axes[0] > self.axes[1]
+
+
+def plane_view(
     value: Value,
     axes: Sequence[int] | None = None,
     index: dict[int, int] | None = None,
     part: str = "magnitude",
-    max_cells: int = DEFAULT_MAX_CELLS,
-    progress: Progress | None = None,
-    cancel: CancelFn | None = None,
-) -> Plane:
-    """The plane of ``value`` over ``axes`` (rows, columns), other axes held at ``index``.
-
-    ``axes``: 0, 1 or 2 distinct axes (default :func:`default_axes`); their order is the
-    order displayed, so ``(1, 0)`` shows the transpose. ``index`` maps every other axis to an
-    index (default 0; negative counts from the end). ``part`` picks what a complex value shows:
-    ``"magnitude"``, ``"phase"`` (radians), ``"real"`` or ``"imag"``. At most ``max_cells``
-    cells are read (see :func:`downsample`). Raises :class:`PreviewError` for values with no
-    numbers to show, ``ValueError`` for bad axes, indices or parts.
-    """
+) -> PlaneView:
+    """The view of ``value`` that :func:`slice_plane` reads (same arguments and errors)."""
     check_showable(value)
     if isinstance(value, torch.Tensor):
         value = value.detach()  # a view: no autograd nodes for the slicing below
@@ -455,15 +474,54 @@ def slice_plane(
         fixed[a] = i % shape[a]
     key = tuple(fixed[a] if a in fixed else slice(None) for a in range(ndim))
     sub = value[key] if ndim else value
+    return PlaneView(view=sub, shape=shape, axes=axes_t, index=fixed,
+                     kind=dtype_kind(value.dtype), dtype=str(value.dtype))
+
+
+def slice_plane(
+    value: Value,
+    axes: Sequence[int] | None = None,
+    index: dict[int, int] | None = None,
+    part: str = "magnitude",
+    max_cells: int = DEFAULT_MAX_CELLS,
+    progress: Progress | None = None,
+    cancel: CancelFn | None = None,
+    region: Sequence[tuple[int, int]] | None = None,
+) -> Plane:
+    """The plane of ``value`` over ``axes`` (rows, columns), other axes held at ``index``.
+
+    ``axes``: 0, 1 or 2 distinct axes (default :func:`default_axes`); their order is the
+    order displayed, so ``(1, 0)`` shows the transpose. ``index`` maps every other axis to an
+    index (default 0; negative counts from the end). ``part`` picks what a complex value shows:
+    ``"magnitude"``, ``"phase"`` (radians), ``"real"`` or ``"imag"``. At most ``max_cells``
+    cells are read (see :func:`downsample`). ``region``: one ``(start, stop)`` per displayed
+    axis, in displayed order, to read only that part of the plane (a zoomed-in view; the
+    plane's ``origin`` is then the starts). Raises :class:`PreviewError` for values with no
+    numbers to show, ``ValueError`` for bad axes, indices, regions or parts.
+    """
+    pv = plane_view(value, axes, index, part)
+    sub = pv.view
+    origin: tuple[int, ...] = ()
+    if region is not None:
+        if len(region) != len(pv.axes):
+            raise ValueError(f"region {list(region)} needs one (start, stop) per displayed axis")
+        full = [pv.shape[a] for a in pv.axes]
+        bounds = [(int(a), int(b)) for a, b in region]
+        for (a, b), n in zip(bounds, full, strict=True):
+            if not 0 <= a < b <= n:
+                raise ValueError(f"region {bounds} does not fit the plane's size {full}")
+        origin = tuple(a for a, _ in bounds)
+        if pv.transposed:
+            bounds = bounds[::-1]
+        sub = sub[tuple(slice(a, b) for a, b in bounds)]
     sample = downsample(sub, max_cells, progress, cancel)
     raw = sample.values
     steps = sample.steps
-    if len(axes_t) == 2 and axes_t[0] > axes_t[1]:
+    if pv.transposed:
         raw = raw.T
         steps = steps[::-1]
-    kind = dtype_kind(value.dtype)
-    return _make_plane(raw, shape=shape, dtype=str(value.dtype), kind=kind, axes=axes_t,
-                       index=fixed, steps=tuple(steps), part=part)
+    return _make_plane(raw, shape=pv.shape, dtype=pv.dtype, kind=pv.kind, axes=pv.axes,
+                       index=pv.index, steps=tuple(steps), part=part, origin=origin)
 
 
 def _downsample_plane(plane: Plane, max_cells: int) -> Plane:
@@ -474,7 +532,7 @@ def _downsample_plane(plane: Plane, max_cells: int) -> Plane:
     return _make_plane(raw, shape=plane.shape, dtype=plane.dtype, kind=plane.kind,
                        axes=plane.axes, index=dict(plane.index),
                        steps=tuple(a * b for a, b in zip(plane.steps, steps, strict=True)),
-                       part=plane.part or "magnitude")
+                       part=plane.part or "magnitude", origin=plane.origin)
 
 
 # ---------------------------------------------------------------------------- number formats

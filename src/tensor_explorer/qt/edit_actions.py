@@ -15,6 +15,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import copy_text
+from ..core.value_table import SelectionTooLarge
 from ..core.workspace import Workspace
 
 
@@ -135,10 +136,21 @@ class EditActions(QtCore.QObject):
         self.find_bar.retranslate()
         return [self.copy_action, self.copy_numpy_action, self.find_action]
 
-    def _selection(self) -> tuple[Any, str, int] | None:
+    def _selection(self) -> tuple[Any, str, int] | bool | None:
+        """The Values table's selected block (see ``ValuesPanel.table_selection``), None when
+        nothing is selected, False when too much is (said on the status line)."""
         panel = self.values()
         table_selection = getattr(panel, "table_selection", None)
-        return table_selection() if callable(table_selection) else None
+        if not callable(table_selection):
+            return None
+        try:
+            selected: tuple[Any, str, int] | None = table_selection()
+        except SelectionTooLarge as exc:
+            self.status(self.tr("Not copied: {cells} cells are selected; at most {limit} can "
+                                "be copied").format(cells=f"{exc.cells:,}",
+                                                    limit=f"{exc.limit:,}"))
+            return False
+        return selected
 
     def _put(self, text: str, what: str) -> None:
         QtWidgets.QApplication.clipboard().setText(text)
@@ -150,7 +162,9 @@ class EditActions(QtCore.QObject):
         if _text_focus_copy():
             return
         selected = self._selection()
-        if selected is not None:
+        if selected is False:
+            return
+        if isinstance(selected, tuple):
             cells, _dtype, _ndim = selected
             self._put(copy_text.to_csv(cells), self.tr("Copied the selected cells as CSV"))
             return
@@ -168,7 +182,9 @@ class EditActions(QtCore.QObject):
         import torch
 
         selected = self._selection()
-        if selected is not None:
+        if selected is False:
+            return
+        if isinstance(selected, tuple):
             cells, dtype, ndim = selected
             self._put(copy_text.block_literal(cells, dtype, ndim),
                       self.tr("Copied the selected cells as a NumPy literal"))

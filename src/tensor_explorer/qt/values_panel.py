@@ -24,9 +24,12 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
-from ..core import copy_text, preview
+from ..core import copy_text, preview, value_table
 from ..core.preview import Plane
+from ..core.value_table import SelectionTooLarge, ValueTable
 from . import fonts, theme
+from .values_heatmap import MultiscaleHeatmap
+from .values_table import TableTools, ValuesTableModel
 from .workers import Task
 
 WriteHandler = Callable[[str | None, tuple[int, ...], Any], None]
@@ -41,141 +44,7 @@ _FIT_COLUMNS = 12  # table column widths are measured on this many columns (spre
 MAX_CELL_LABELS = 400
 
 
-# ---------------------------------------------------------------------------- table model
-
-
-class PlaneTableModel(QtCore.QAbstractTableModel):
-    """A read/write table over a :class:`Plane`; cells are formatted only when Qt asks.
-
-    Rows and columns are headed by their index in the original value. Editing a cell calls
-    ``edit(cell, text) -> bool`` (the panel's writer).
-    """
-
-    def __init__(self, edit: Callable[[tuple[int, ...], str], bool],
-                 parent: QtCore.QObject | None = None) -> None:
-        super().__init__(parent)
-        self._edit = edit
-        self.plane: Plane | None = None
-        self._formats: dict[int, preview.NumberFormat] = {}
-        self._any_bad = False
-        self._rows = np.zeros(0, dtype=np.int64)
-        self._cols = np.zeros(0, dtype=np.int64)
-        self._colours: dict[str, QtGui.QColor] = {}
-        self.restyle()
-
-    def set_plane(self, plane: Plane | None) -> None:
-        """Show ``plane`` (None: an empty table)."""
-        self.beginResetModel()
-        self.plane = plane
-        self._formats = {}
-        self._any_bad = plane is not None and bool(
-            plane.nan_count or plane.posinf_count or plane.neginf_count)
-        if plane is not None:
-            nd = plane.raw.ndim
-            self._rows = plane.positions(0) if nd >= 1 else np.zeros(1, dtype=np.int64)
-            self._cols = plane.positions(1) if nd == 2 else np.zeros(1, dtype=np.int64)
-        self.endResetModel()
-
-    def column_format(self, column: int) -> preview.NumberFormat:
-        """The number format of one column (chosen once from its values, so it aligns)."""
-        fmt = self._formats.get(column)
-        if fmt is None:
-            plane = self.plane
-            assert plane is not None
-            values = plane.raw[:, column] if plane.raw.ndim == 2 else plane.raw
-            fmt = preview.choose_format(values, plane.kind, sample=256)
-            self._formats[column] = fmt
-        return fmt
-
-    def sample_texts(self, column: int, rows: int = 64) -> list[str]:
-        """Formatted texts of up to ``rows`` cells of ``column``, spread evenly (for widths)."""
-        plane = self.plane
-        if plane is None:
-            return []
-        n = self.rowCount()
-        picks = range(0, n, max(1, n // rows))
-        return [self.data(self.index(r, column)) for r in picks]
-
-    def restyle(self) -> None:
-        """Take the colours of non-finite cells from the current theme."""
-        t = theme.current()
-        self._colours = {}
-        for key, colour in (("nan", t.nan), ("posinf", t.posinf), ("neginf", t.neginf)):
-            fg = QtGui.QColor(colour)
-            bg = QtGui.QColor(colour)
-            bg.setAlpha(60)
-            self._colours[key] = fg
-            self._colours[key + "_bg"] = bg
-        if self.plane is not None:
-            self.dataChanged.emit(self.index(0, 0),
-                                  self.index(self.rowCount() - 1, self.columnCount() - 1))
-
-    # -- shape
-    def rowCount(self, parent: Any = None) -> int:
-        if self.plane is None or (parent is not None and parent.isValid()):
-            return 0
-        return int(self.plane.raw.shape[0]) if self.plane.raw.ndim >= 1 else 1
-
-    def columnCount(self, parent: Any = None) -> int:
-        if self.plane is None or (parent is not None and parent.isValid()):
-            return 0
-        return int(self.plane.raw.shape[1]) if self.plane.raw.ndim == 2 else 1
-
-    def cell(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> tuple[int, ...]:
-        """The plane cell of a model index: ``()``, ``(row,)`` or ``(row, column)``."""
-        nd = self.plane.raw.ndim if self.plane is not None else 0
-        return ((), (index.row(),), (index.row(), index.column()))[nd]
-
-    # -- content
-    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
-             role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
-        plane = self.plane
-        if plane is None or not index.isValid():
-            return None
-        R = QtCore.Qt.ItemDataRole
-        cell = self.cell(index)
-        if role == R.DisplayRole:
-            return self.column_format(index.column()).format(plane.raw[cell])
-        if role == R.EditRole:
-            return _exact_text(plane.raw[cell], plane.kind)
-        if role == R.TextAlignmentRole:
-            return _RIGHT
-        if role in (R.ForegroundRole, R.BackgroundRole):
-            if not self._any_bad:
-                return None
-            key = _nonfinite_key(plane, cell)
-            if key is None:
-                return None
-            return self._colours[key if role == R.ForegroundRole else key + "_bg"]
-        if role == R.ToolTipRole:
-            idx = ", ".join(map(str, plane.original_index(*cell)))
-            return f"[{idx}] = {preview.format_value(plane.raw[cell], plane.dtype)}"
-        return None
-
-    def headerData(self, section: int, orientation: QtCore.Qt.Orientation,
-                   role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != QtCore.Qt.ItemDataRole.DisplayRole or self.plane is None:
-            return None
-        nd = self.plane.raw.ndim
-        if orientation == QtCore.Qt.Orientation.Vertical:
-            return str(int(self._rows[section])) if nd >= 1 and section < len(self._rows) else ""
-        return str(int(self._cols[section])) if nd == 2 and section < len(self._cols) else ""
-
-    def flags(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex
-              ) -> QtCore.Qt.ItemFlag:
-        base = super().flags(index)
-        if self.plane is not None and index.isValid():
-            return base | QtCore.Qt.ItemFlag.ItemIsEditable
-        return base
-
-    def setData(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex, value: Any,
-                role: int = QtCore.Qt.ItemDataRole.EditRole) -> bool:
-        if role != QtCore.Qt.ItemDataRole.EditRole or self.plane is None or not index.isValid():
-            return False
-        return self._edit(self.cell(index), str(value))
-
-
-_RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+# ---------------------------------------------------------------------------- helpers
 
 
 def _set_item_texts(box: QtWidgets.QComboBox, texts: dict[Any, str]) -> None:
@@ -185,16 +54,6 @@ def _set_item_texts(box: QtWidgets.QComboBox, texts: dict[Any, str]) -> None:
             text = texts.get(box.itemData(i))
             if text is not None:
                 box.setItemText(i, text)
-
-
-def _exact_text(x: Any, kind: str) -> str:
-    """A cell's value at full precision, for the editor."""
-    v = x.item() if hasattr(x, "item") else x
-    if kind == "bool":
-        return "True" if v else "False"
-    if kind in ("int", "uint"):
-        return str(int(v))
-    return repr(v).strip("()")
 
 
 def _nonfinite_key(plane: Plane, cell: tuple[int, ...]) -> str | None:
@@ -329,10 +188,18 @@ class ValuesPanel(QtWidgets.QWidget):
         heat_box = self.heat_item.getViewBox()
         heat_box.sigRangeChanged.connect(self._labels_timer.start)
         heat_box.sigResized.connect(self._labels_timer.start)
+        # levels of detail (block summary, full-resolution region) and the colour range
+        self.heatmap = MultiscaleHeatmap(self)
+        self.heatmap.summary_shown.connect(self._on_heat_refined)
+        self.heatmap.detail_shown.connect(self._on_heat_refined)
+        for w in (self.heatmap.levels_label, self.heatmap.levels_box):
+            top.insertWidget(top.indexOf(self.mode_box), w)
+            w.hide()
         # table
         self.table = QtWidgets.QTableView()
-        self.model = PlaneTableModel(self._edit_cell, self)
+        self.model = ValuesTableModel(self._edit_cell, self)  # the whole plane, read lazily
         self.table.setModel(self.model)
+        self.table_tools = TableTools(self)  # Go to index (Ctrl+G), copy, context menu
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.horizontalHeader().setDefaultSectionSize(96)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
@@ -361,6 +228,7 @@ class ValuesPanel(QtWidgets.QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(top)
         lay.addWidget(self.slider_box)
+        lay.addWidget(self.table_tools.go_bar)
         lay.addWidget(self.stack, 1)
         lay.addWidget(self.hover)
         lay.addLayout(bottom)
@@ -386,6 +254,8 @@ class ValuesPanel(QtWidgets.QWidget):
         self.row_axis_box.setToolTip(self.tr("The axis drawn downwards"))
         self.col_axis_box.setToolTip(self.tr("The axis drawn across"))
         self.progress.setFormat(self.tr("computing preview… %p%"))
+        self.table_tools.retranslate()
+        self.heatmap.set_texts()
 
     def retranslate(self) -> None:
         """Show every text in the language just installed, in place: the value, view, axes,
@@ -433,6 +303,7 @@ class ValuesPanel(QtWidgets.QWidget):
         self._name = name
         self._value = value
         self._plane = None
+        self.model.set_table(None)  # holds the old value: let it go
         self._index = {}
         self._part = "magnitude"
         with QtCore.QSignalBlocker(self.part_box):
@@ -540,22 +411,103 @@ class ValuesPanel(QtWidgets.QWidget):
         return self._task is not None
 
     def table_selection(self) -> tuple[np.ndarray, str, int] | None:
-        """The cells selected in the table view, as the block that holds them all (see
-        :func:`.copy_text.block`), with the value's dtype and how many axes the shown plane has;
-        None when the table is not shown or nothing in it is selected."""
-        plane = self._plane
+        """The cells selected in the table view, as the block that holds them all (the
+        rectangle from the first selected row and column to the last), read from the value at
+        their true indices, with the value's dtype and how many axes the shown plane has; None
+        when the table is not shown or nothing in it is selected. Raises
+        :class:`.value_table.SelectionTooLarge` past :data:`.value_table.MAX_COPY_CELLS`."""
+        table = self.model.table
         selection = self.table.selectionModel()
-        if self._view != "table" or plane is None or selection is None:
+        if self._view != "table" or table is None or selection is None:
             return None
-        cells = selection.selectedIndexes()
-        if not cells:
+        selected = selection.selection()  # rectangles: never one index per cell (10^8 cells)
+        ranges = [selected.at(k) for k in range(selected.count())]
+        if not ranges:
             return None
-        cells_block = copy_text.block(plane.raw, [i.row() for i in cells],
-                                      [i.column() for i in cells])
-        return cells_block, plane.dtype, plane.raw.ndim
+        r0 = min(rg.top() for rg in ranges)
+        r1 = max(rg.bottom() for rg in ranges) + 1
+        c0 = min(rg.left() for rg in ranges)
+        c1 = max(rg.right() for rg in ranges) + 1
+        return table.block(r0, r1, c0, c1), table.dtype, table.ndim
+
+    def copy_selection(self, kind: str = "text") -> bool:
+        """Copy the table's selected cells, exactly, to the clipboard: ``"text"``
+        (tab-separated), ``"csv"`` or ``"numpy"`` (``np.array([...], dtype=...)``). False, with
+        a message on the status line, when nothing is selected or too much is."""
+        try:
+            selected = self.table_selection()
+        except SelectionTooLarge as exc:
+            self._say(self.tr("Not copied: {cells} cells are selected; at most {limit} can be "
+                              "copied").format(cells=f"{exc.cells:,}", limit=f"{exc.limit:,}"))
+            return False
+        if selected is None:
+            self._say(self.tr("Nothing to copy: select cells in the table"))
+            return False
+        cells, dtype, ndim = selected
+        if kind == "numpy":
+            text = copy_text.block_literal(cells, dtype, ndim)
+        elif kind == "csv":
+            text = copy_text.to_csv(cells)
+        else:
+            text = copy_text.to_tsv(cells)
+        QtWidgets.QApplication.clipboard().setText(text)
+        self.hover.setText(self.tr("Copied {n} cells").format(n=f"{cells.size:,}"))
+        return True
+
+    def go_to(self, index: Any) -> None:
+        """Show element ``index`` of the value (one int per axis; negative counts from the
+        end) in the table: the view switches to the table, the sliders of the other axes move
+        there, and its cell is scrolled to and selected. Raises
+        :class:`.value_table.IndexInputError` (a ValueError) when it is not an index of the
+        value."""
+        v = self._value
+        shape = tuple(int(n) for n in v.shape) if v is not None else ()
+        idx = value_table.parse_index(", ".join(str(int(i)) for i in index), shape)
+        moved = False
+        for a, slider in self.sliders.items():
+            if self._index.get(a, 0) != idx[a]:
+                with QtCore.QSignalBlocker(slider):
+                    slider.setValue(idx[a])
+                self._index[a] = idx[a]
+                self._update_slider_label(a)
+                moved = True
+        if self._mode != "table":
+            self.set_mode("table")
+        if moved:
+            self._request_plane()
+        self.model.set_table(self._make_table())  # the same plane the request will bring
+        self._switch("table")
+        row, col = self.model.table.table_cell(idx)  # type: ignore[union-attr]
+        cell = self.model.index(row, col)
+        self.table.scrollTo(cell, QtWidgets.QAbstractItemView.ScrollHint.PositionAtCenter)
+        selection = self.table.selectionModel()
+        selection.setCurrentIndex(cell, QtCore.QItemSelectionModel.SelectionFlag.ClearAndSelect)
+
+    def current_cell_index(self) -> tuple[int, ...] | None:
+        """The index into the value of the table's current cell (None: no table, no cell)."""
+        table, current = self.model.table, self.table.currentIndex()
+        if self._view != "table" or table is None or not current.isValid():
+            return None
+        return table.original_index(current.row(), current.column())
+
+    def _make_table(self) -> ValueTable:
+        """The whole plane at the current axes, slider indices and complex part."""
+        return ValueTable(self._value, self._axes, self.index(), self._part)
+
+    def _say(self, text: str) -> None:
+        """A plain message (not a refusal to write) on the status line, in the error colour."""
+        self._refusal = None
+        self.status.setText(f'<span style="color:{theme.current().error}">'
+                            f"{html.escape(text)}</span>")
 
     def cell_text(self, *cell: int) -> str:
-        """``"[i, j] = value"`` for a displayed cell (what hovering over it shows)."""
+        """``"[i, j] = value"`` for a displayed cell (what hovering over it shows). In the
+        table view a cell is a cell of the table (its true index along the displayed axes) and
+        the value is exact (``repr``); otherwise a cell of the drawn plane."""
+        table = self.model.table
+        if self._view == "table" and table is not None:
+            r, c = (*cell, 0, 0)[:2]
+            return f"[{', '.join(map(str, table.original_index(r, c)))}] = {table.exact(r, c)}"
         plane = self._plane
         if plane is None:
             return ""
@@ -672,6 +624,7 @@ class ValuesPanel(QtWidgets.QWidget):
             self._task.cancel()
             self._task = None
         self.progress.hide()
+        self.heatmap.reset(None)  # its block summary and region belong to the old plane
 
     def _request_plane(self) -> None:
         """Compute the plane for the current axes/index/part: here when it is cheap, else in
@@ -737,6 +690,8 @@ class ValuesPanel(QtWidgets.QWidget):
 
     def _switch(self, view: str) -> None:
         self._view = view
+        self.heatmap.levels_label.setVisible(view == "heatmap")
+        self.heatmap.levels_box.setVisible(view == "heatmap")
         self.stack.setCurrentWidget(self._pages[view])
 
     def _show_plane(self, plane: Plane) -> None:
@@ -746,7 +701,7 @@ class ValuesPanel(QtWidgets.QWidget):
 
     def _draw(self, plane: Plane) -> None:
         if self._mode == "table":
-            self.model.set_plane(plane)
+            self.model.set_table(self._make_table())  # the whole plane, not the preview
             self._fit_columns()
             self._switch("table")
         elif plane.data.ndim == 0:
@@ -771,7 +726,7 @@ class ValuesPanel(QtWidgets.QWidget):
         widest = 0
         for c in range(0, ncols, max(1, ncols // _FIT_COLUMNS)):  # a few columns, spread out
             texts = [*self.model.sample_texts(c, rows=16), str(self.model.headerData(
-                c, QtCore.Qt.Orientation.Horizontal))]
+                c, QtCore.Qt.Orientation.Horizontal)), str(ncols - 1)]
             widest = max(widest, max(fm.horizontalAdvance(t) for t in texts) + pad)
         if widest:
             header.setDefaultSectionSize(widest)
@@ -823,58 +778,47 @@ class ValuesPanel(QtWidgets.QWidget):
         self.plot_item.enableAutoRange()
 
     def _draw_heatmap(self, plane: Plane) -> None:
-        t = theme.current()
-        finite = ~(plane.nan | plane.posinf | plane.neginf)
-        lo, hi = _levels(plane)
-        shown = np.where(finite, plane.data, lo).astype(np.float32)  # pyqtgraph maps it faster
-        self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
-        sr, sc = plane.steps
-        rows, cols = shown.shape
-        rect = QtCore.QRectF(-0.5, -0.5, cols * sc, rows * sr)
-        self.image.setRect(rect)
-        self.colorbar.setLevels((lo, hi))
-        # bool: only the two ends, 0 (False) and 1 (True), not a scale of fractions
-        if plane.kind == "bool":
-            self.colorbar.axis.setTickSpacing(1.0, 1.0)
-        else:
-            self.colorbar.axis.setTickSpacing()
-        if finite.all():
-            self.overlay.clear()
-            self.overlay.hide()
-        else:
-            rgba = np.zeros((rows, cols, 4), dtype=np.uint8)
-            for key, mask in (("nan", plane.nan), ("posinf", plane.posinf),
-                              ("neginf", plane.neginf)):
-                c = QtGui.QColor(getattr(t, key))
-                rgba[mask] = (c.red(), c.green(), c.blue(), 255)
-            self.overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
-            self.overlay.setRect(rect)
-            self.overlay.show()
+        rect = self.heatmap.show(plane)  # preview, block summary, region, colour bar
         self._label_axes(plane)
         self.heat_item.getViewBox().setRange(rect, padding=0)
         self._labels_timer.start()
 
+    @QtCore.Slot()
+    def _on_heat_refined(self) -> None:
+        """The block summary or a full-resolution region arrived (or was dropped)."""
+        plane = self._plane
+        if plane is None or self._view != "heatmap":
+            return
+        if self._task is None and self._refusal is None:
+            self.status.setText(self._status_text(plane))
+        self._labels_timer.start()
+
     def shown_cell_labels(self) -> dict[tuple[int, int], str]:
-        """(row, column) of the plane -> the number drawn in that cell (for tests)."""
+        """(row, column) index along the displayed axes -> the number drawn in that cell (for
+        tests). Numbers are only drawn for real elements: the plane itself, or the region read
+        at full resolution when a preview is zoomed in."""
         return {item.cell: item.toPlainText() for item in self.cell_labels  # type: ignore[attr-defined]
                 if item.isVisible()}
 
     def _update_cell_labels(self) -> None:
         """Draw the number of every cell in view when there are at most
         :data:`MAX_CELL_LABELS` of them and each is large enough on screen for its text."""
-        plane = self._plane
+        plane = self.heatmap.label_plane()
         if self._view != "heatmap" or plane is None or plane.data.ndim != 2:
-            self._place_cell_labels([])
+            self._place_cell_labels(None, [])
             return
         box = self.heat_item.getViewBox()
         (x0, x1), (y0, y1) = box.viewRange()
         sr, sc = plane.steps
+        o_r, o_c = plane.start(0), plane.start(1)
         rows, cols = plane.data.shape
-        r0, r1 = max(0, math.ceil((y0 + 0.5) / sr - 1)), min(rows - 1, int((y1 + 0.5) / sr))
-        c0, c1 = max(0, math.ceil((x0 + 0.5) / sc - 1)), min(cols - 1, int((x1 + 0.5) / sc))
+        r0 = max(0, math.ceil((y0 - o_r + 0.5) / sr - 1))
+        r1 = min(rows - 1, int((y1 - o_r + 0.5) / sr))
+        c0 = max(0, math.ceil((x0 - o_c + 0.5) / sc - 1))
+        c1 = min(cols - 1, int((x1 - o_c + 0.5) / sc))
         count = (r1 - r0 + 1) * (c1 - c0 + 1)
         if r1 < r0 or c1 < c0 or count > MAX_CELL_LABELS or x1 <= x0 or y1 <= y0:
-            self._place_cell_labels([])
+            self._place_cell_labels(None, [])
             return
         cell_w = box.width() / (x1 - x0) * sc  # a cell's size on screen, in pixels
         cell_h = box.height() / (y1 - y0) * sr
@@ -883,12 +827,12 @@ class ValuesPanel(QtWidgets.QWidget):
         fm = QtGui.QFontMetrics(self.font())
         widest = max(fm.horizontalAdvance(text) for _, text in texts)
         if cell_w < widest + 6 or cell_h < fm.height() + 2:
-            self._place_cell_labels([])
+            self._place_cell_labels(None, [])
             return
-        self._place_cell_labels(texts)
+        self._place_cell_labels(plane, texts)
 
-    def _place_cell_labels(self, texts: list[tuple[tuple[int, int], str]]) -> None:
-        plane = self._plane
+    def _place_cell_labels(self, plane: Plane | None,
+                           texts: list[tuple[tuple[int, int], str]]) -> None:
         while len(self.cell_labels) < len(texts):
             item = pg.TextItem(anchor=(0.5, 0.5))
             item.setZValue(20)
@@ -899,9 +843,10 @@ class ValuesPanel(QtWidgets.QWidget):
         if not texts or plane is None:
             return
         t = theme.current()
-        lo, hi = _levels(plane)
+        lo, hi = self.heatmap.levels()
         cmap = pg.colormap.get(t.colormap)
         sr, sc = plane.steps
+        o_r, o_c = plane.start(0), plane.start(1)
         font = QtGui.QFont(self.font())
         for item, ((r, c), text) in zip(self.cell_labels, texts, strict=False):
             if plane.nan[r, c] or plane.posinf[r, c] or plane.neginf[r, c]:
@@ -909,13 +854,14 @@ class ValuesPanel(QtWidgets.QWidget):
                 back = QtGui.QColor(getattr(t, key))
             else:
                 v = float(plane.data[r, c])
-                back = cmap.map((v - lo) / (hi - lo) if hi > lo else 0.5, mode="qcolor")
+                back = cmap.map(min(1.0, max(0.0, (v - lo) / (hi - lo))) if hi > lo else 0.5,
+                                mode="qcolor")
             dark = 0.299 * back.red() + 0.587 * back.green() + 0.114 * back.blue() > 140
             item.setColor("#000000" if dark else "#ffffff")
             item.setFont(font)
             item.setText(text)
-            item.cell = (r, c)  # type: ignore[attr-defined]
-            item.setPos((c + 0.5) * sc - 0.5, (r + 0.5) * sr - 0.5)
+            item.cell = (o_r + r * sr, o_c + c * sc)  # type: ignore[attr-defined]
+            item.setPos(o_c + (c + 0.5) * sc - 0.5, o_r + (r + 0.5) * sr - 0.5)
             item.show()
 
     def _label_axes(self, plane: Plane) -> None:
@@ -934,7 +880,10 @@ class ValuesPanel(QtWidgets.QWidget):
 
     def _status_text(self, plane: Plane) -> str:
         parts: list[str] = []
-        if plane.downsampled:
+        # the table shows the whole plane, read from the value: no preview note, no counts of
+        # the preview's NaN/Inf (its cells are coloured where they are)
+        table = self._mode == "table"
+        if plane.downsampled and not table:
             size = " × ".join(str(n) for n in plane.full_size)
             steps = plane.steps
             if len(steps) == 1:
@@ -944,7 +893,14 @@ class ValuesPanel(QtWidgets.QWidget):
                 parts.append(self.tr(
                     "preview: 1 of every {r} rows and 1 of every {c} columns of {size}"
                 ).format(r=steps[0], c=steps[1], size=size))
-        if plane.kind == "bool" and plane.data.ndim:
+        heat = self._view == "heatmap" and self.heatmap.plane is plane
+        if heat and self.heatmap.detail is not None:
+            parts.append(self.tr("zoomed in: exact elements"))
+        elif heat and self.heatmap.summary is not None:
+            parts.append(self.tr("each cell drawn as the extreme of its block"))
+        elif heat and self.heatmap.busy():
+            parts.append(self.tr("looking for NaN, Inf and extremes…"))
+        if plane.kind == "bool" and plane.data.ndim and not table:
             parts.append(self.tr("1 = True, 0 = False"))
         if plane.index:
             key = ", ".join(str(plane.index[a]) if a in plane.index else ":"
@@ -955,17 +911,17 @@ class ValuesPanel(QtWidgets.QWidget):
         text = html.escape(" · ".join(parts))
         t = theme.current()
         legend = []
-        for key, count, label in (("nan", plane.nan_count, "NaN"),
-                                  ("posinf", plane.posinf_count, "+Inf"),
-                                  ("neginf", plane.neginf_count, "−Inf")):
-            if count:
+        exact = self.heatmap.counts() if heat else None  # the whole plane's, from the summary
+        counts = exact[:3] if exact else (plane.nan_count, plane.posinf_count,
+                                          plane.neginf_count)
+        for key, count, label in zip(("nan", "posinf", "neginf"), counts,
+                                     ("NaN", "+Inf", "−Inf"), strict=True):
+            if count and not table:
                 legend.append(f'<span style="color:{getattr(t, key)}">■</span> '
                               f"{count} {label}")
         if legend:
-            shown = self.tr("shown")
+            shown = self.tr("in all") if exact else self.tr("shown")
             text = (text + " · " if text else "") + ", ".join(legend) + " " + html.escape(shown)
-        if self._mode == "table" and plane.downsampled:
-            text += " · " + html.escape(self.tr("row and column headers give the true index"))
         return text
 
     # ------------------------------------------------------------------ hover
@@ -980,12 +936,17 @@ class ValuesPanel(QtWidgets.QWidget):
             self._set_hover(None)
             return
         p = vb.mapSceneToView(pos)
-        i = int(np.floor((p.y() + 0.5) / plane.steps[0]))
-        j = int(np.floor((p.x() + 0.5) / plane.steps[1]))
-        if 0 <= i < plane.data.shape[0] and 0 <= j < plane.data.shape[1]:
-            self._set_hover((i, j))
-        else:
+        hit = self.heatmap.locate(p.x(), p.y())
+        if hit is None:
             self._set_hover(None)
+            return
+        cell, detail_cell = hit
+        self._set_hover(cell)
+        # zoomed in: the exact element there; a preview: what its block holds
+        more = self.heatmap.hover_text(cell, detail_cell)
+        if more is not None:
+            self.hover.setText(more if detail_cell is not None
+                               else f"{self.hover.text()}   · {more}")
 
     def _on_plot_hover(self, event: tuple[Any, ...]) -> None:
         plane = self._plane
@@ -1014,12 +975,12 @@ class ValuesPanel(QtWidgets.QWidget):
     def _default_write(self, name: str | None, index: tuple[int, ...], new: Any) -> None:
         preview.write_element(self._value, index, new)
 
-    def _edit_cell(self, cell: tuple[int, ...], text: str) -> bool:
-        """Write the table edit ``text`` at plane ``cell`` into the value; False if refused."""
-        plane, value = self._plane, self._value
-        if plane is None or value is None:
+    def _edit_cell(self, index: tuple[int, ...], text: str) -> bool:
+        """Write the table edit ``text`` at ``index`` (the cell's true index into the whole
+        value) into the value; False if refused."""
+        value = self._value
+        if value is None:
             return False
-        index = plane.original_index(*cell)
         try:
             new = preview.parse_value(text, value.dtype)
         except ValueError as exc:
@@ -1032,6 +993,7 @@ class ValuesPanel(QtWidgets.QWidget):
             self._refuse(str(exc) or type(exc).__name__)
             return False
         self.edited.emit(self._name, index, new)
+        self.model.forget()  # the table reads the written cell now, not after the preview
         self.refresh()
         return True
 
@@ -1119,18 +1081,6 @@ class IndexAxis(pg.AxisItem):
             if whole not in levels:
                 levels.append(whole)
         return levels
-
-
-def _levels(plane: Plane) -> tuple[float, float]:
-    """Colour-bar range of a plane: its finite range, widened when it is a single value."""
-    if plane.kind == "bool":
-        return 0.0, 1.0
-    if plane.lo is None or plane.hi is None:
-        return 0.0, 1.0
-    lo, hi = plane.lo, plane.hi
-    if lo == hi:
-        return lo - 0.5, hi + 0.5
-    return lo, hi
 
 
 # Texts this module translates inside f-strings, where pyside6-lupdate cannot see them:

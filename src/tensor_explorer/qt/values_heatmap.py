@@ -1,0 +1,461 @@
+"""The Values panel's heatmap at every zoom: :class:`MultiscaleHeatmap`.
+
+A huge plane is first drawn from a strided preview (:func:`.preview.slice_plane`): fast, but
+blind between its samples. This helper, owned by the :class:`.ValuesPanel`, adds three levels
+of truth, each computed in the background (:class:`.Task`, cancelled when superseded):
+
+- the *block summary* (:func:`.multiscale.summarise`): each preview cell is drawn as the extreme
+  of the block of elements it stands for, and marked in the theme's NaN/+Inf/-Inf colour when
+  that block holds one, so a NaN anywhere is visible at every scale; the colour range is the
+  plane's exact finite range;
+- the *full-resolution region*: once the view is zoomed in so far that the elements in view fit
+  the panel's cell budget, they are read exactly (debounced; a new zoom cancels the previous
+  read) and drawn over the preview, so hover, tool tips and cell numbers are real elements at
+  their true indices; zooming out again drops back to the preview;
+- the *colour range* chosen in :attr:`levels_box`: exact min/max, the 1st-99th percentile
+  (estimated from the preview's evenly spread elements), or symmetric around 0.
+
+The panel asks it what to draw (:meth:`show`, :meth:`levels`), where the cursor is
+(:meth:`locate`, :meth:`hover_text`) and which plane its cell numbers come from
+(:meth:`label_plane`); it holds no facts of its own beyond what the core computed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..core import multiscale, preview
+from ..core.multiscale import BlockSummary
+from ..core.preview import Plane
+from . import theme
+from .workers import Task
+
+if TYPE_CHECKING:
+    from .values_panel import ValuesPanel
+
+#: colour ranges the heatmap offers (:meth:`MultiscaleHeatmap.set_levels_mode`)
+LEVEL_MODES = ("minmax", "percentile", "symmetric")
+PERCENTILES = (1.0, 99.0)
+DETAIL_DELAY_MS = 120  # a zoom or pan settles this long before the region is read
+
+
+def overlay_rgba(masks: dict[str, np.ndarray]) -> np.ndarray | None:
+    """An RGBA image painting each ``"nan"``/``"posinf"``/``"neginf"`` mask in the theme's
+    colour for it (NaN wins over +Inf over -Inf); None when no mask is set anywhere."""
+    if not any(m.any() for m in masks.values()):
+        return None
+    t = theme.current()
+    shape = next(iter(masks.values())).shape
+    rgba = np.zeros((*shape, 4), dtype=np.uint8)
+    for key in ("neginf", "posinf", "nan"):  # later keys paint over earlier ones
+        c = QtGui.QColor(getattr(t, key))
+        rgba[masks[key]] = (c.red(), c.green(), c.blue(), 255)
+    return rgba
+
+
+def _exact(x: Any, kind: str, dtype: str) -> str:
+    """One element at full precision: the shortest text that reads back to the same number
+    in its own dtype (float32 stays float32), ints exact."""
+    if kind == "float" and isinstance(x, np.floating):
+        v = float(x)
+        return preview.format_value(v) if not math.isfinite(v) else str(x)
+    return preview.format_value(x, dtype)
+
+
+class MultiscaleHeatmap(QtCore.QObject):
+    """Block summary, full-resolution region and colour range of the panel's heatmap.
+
+    Signals: ``summary_shown()`` the block summary is drawn; ``detail_shown()`` a
+    full-resolution region was drawn, or dropped on zooming out.
+    """
+
+    summary_shown = QtCore.Signal()
+    detail_shown = QtCore.Signal()
+
+    def __init__(self, panel: ValuesPanel) -> None:
+        super().__init__(panel)
+        self._panel = panel
+        self.plane: Plane | None = None  # the preview plane drawn
+        self.summary: BlockSummary | None = None
+        self.detail: Plane | None = None  # the full-resolution region on screen
+        self._summary_task: Task | None = None
+        self._detail_task: Task | None = None
+        self._detail_wanted: tuple[int, int, int, int] | None = None  # being read
+        self._mode = "minmax"
+        self._percentile: tuple[Plane, tuple[float, float] | None] | None = None
+        self.detail_image = pg.ImageItem(axisOrder="row-major")
+        self.detail_image.setZValue(11)  # over the preview and its NaN marks
+        self.detail_overlay = pg.ImageItem(axisOrder="row-major")
+        self.detail_overlay.setZValue(12)
+        for item in (self.detail_image, self.detail_overlay):
+            item.hide()
+            panel.heat_item.addItem(item)
+        panel.colorbar.setImageItem([panel.image, self.detail_image])
+        self.levels_label = QtWidgets.QLabel()
+        self.levels_box = QtWidgets.QComboBox()
+        for mode in LEVEL_MODES:
+            self.levels_box.addItem("", mode)
+        self.levels_box.currentIndexChanged.connect(
+            lambda i: self.set_levels_mode(self.levels_box.itemData(i)))
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DETAIL_DELAY_MS)
+        self._timer.timeout.connect(self.update_detail)
+        box = panel.heat_item.getViewBox()
+        box.sigRangeChanged.connect(self._timer.start)
+        box.sigResized.connect(self._timer.start)
+        self.set_texts()
+
+    def set_texts(self) -> None:
+        """The texts of the colour-range chooser in the current language."""
+        self.levels_label.setText(self.tr("colours"))
+        texts = {"minmax": self.tr("min to max"),
+                 "percentile": self.tr("{lo:g}% to {hi:g}%").format(lo=PERCENTILES[0],
+                                                                    hi=PERCENTILES[1]),
+                 "symmetric": self.tr("± around 0")}
+        with QtCore.QSignalBlocker(self.levels_box):
+            for i in range(self.levels_box.count()):
+                self.levels_box.setItemText(i, texts[self.levels_box.itemData(i)])
+        self.levels_box.setToolTip(self.tr(
+            "Colour range of the heatmap: the exact smallest to largest value; the {lo:g}th to "
+            "{hi:g}th percentile, estimated from up to {n} evenly spread elements; or "
+            "symmetric around 0").format(lo=PERCENTILES[0], hi=PERCENTILES[1],
+                                          n=f"{self._panel.max_cells:,}"))
+
+    # ------------------------------------------------------------------ state
+
+    def reset(self, plane: Plane | None) -> None:
+        """Forget the summary and the region (a new plane, or none); cancel their reads."""
+        for task in (self._summary_task, self._detail_task):
+            if task is not None:
+                task.cancel()
+        self._summary_task = self._detail_task = None
+        self._detail_wanted = None
+        self.plane, self.summary, self.detail = plane, None, None
+        for item in (self.detail_image, self.detail_overlay):
+            item.hide()
+
+    def busy(self) -> bool:
+        """True while the block summary or a region is being read."""
+        return self._summary_task is not None or self._detail_task is not None
+
+    # ------------------------------------------------------------------ colour range
+
+    def levels_mode(self) -> str:
+        return self._mode
+
+    def set_levels_mode(self, mode: str) -> None:
+        """The colour range: one of :data:`LEVEL_MODES`; repaints the heatmap."""
+        if mode not in LEVEL_MODES:
+            raise ValueError(f"mode must be one of {LEVEL_MODES}, not {mode!r}")
+        self._mode = mode
+        with QtCore.QSignalBlocker(self.levels_box):
+            self.levels_box.setCurrentIndex(LEVEL_MODES.index(mode))
+        if self.plane is not None and self._panel.current_view() == "heatmap":
+            self.paint()
+            self._panel._labels_timer.start()
+
+    def exact_range(self) -> tuple[float, float] | None:
+        """The plane's finite (min, max): exact once the summary is in (or when the preview is
+        the whole plane), the preview's until then; None when nothing is finite."""
+        plane = self.plane
+        if plane is None:
+            return None
+        if self.summary is not None:
+            lo, hi = self.summary.min, self.summary.max
+        else:
+            lo, hi = plane.lo, plane.hi
+        return None if lo is None or hi is None else (float(lo), float(hi))
+
+    def _percentiles(self) -> tuple[float, float] | None:
+        plane = self.plane
+        assert plane is not None
+        if self._percentile is None or self._percentile[0] is not plane:
+            data = plane.data[np.isfinite(plane.data)]
+            got = None
+            if data.size:
+                lo, hi = np.percentile(data, PERCENTILES)
+                got = (float(lo), float(hi))
+            self._percentile = (plane, got)
+        return self._percentile[1]
+
+    def levels(self) -> tuple[float, float]:
+        """The colour bar's (low, high) for the current plane and mode."""
+        plane = self.plane
+        if plane is None or plane.kind == "bool":
+            return 0.0, 1.0
+        got = self.exact_range()
+        if got is None:
+            return 0.0, 1.0
+        lo, hi = got
+        if self._mode == "symmetric":
+            m = max(abs(lo), abs(hi))
+            lo, hi = -m, m
+        elif self._mode == "percentile":
+            lo, hi = self._percentiles() or (lo, hi)
+        if lo == hi:
+            return lo - 0.5, hi + 0.5
+        return lo, hi
+
+    # ------------------------------------------------------------------ drawing
+
+    def show(self, plane: Plane) -> QtCore.QRectF:
+        """Draw ``plane`` (and what is known beyond it); returns the rectangle it covers.
+        A new plane starts its block summary when it is a downsampled preview."""
+        if plane is not self.plane:
+            self.reset(plane)
+        self.paint()
+        if plane.downsampled and plane.data.ndim == 2 and self.summary is None \
+                and self._summary_task is None:
+            self._start_summary(plane)
+        rows, cols = plane.data.shape
+        return QtCore.QRectF(-0.5, -0.5, cols * plane.steps[1], rows * plane.steps[0])
+
+    def paint(self) -> None:
+        """(Re)paint the preview, its NaN/Inf marks, the colour bar and the region."""
+        plane = self.plane
+        assert plane is not None
+        p = self._panel
+        lo, hi = self.levels()
+        if self.summary is not None:
+            s = self.summary
+            data = s.shown((lo + hi) / 2)
+            masks = {"nan": s.nan > 0, "posinf": s.posinf > 0, "neginf": s.neginf > 0}
+        else:
+            data = plane.data
+            masks = {"nan": plane.nan, "posinf": plane.posinf, "neginf": plane.neginf}
+        shown = np.where(np.isfinite(data), data, lo).astype(np.float32)  # pyqtgraph: faster
+        p.image.setImage(shown, autoLevels=False, levels=(lo, hi))
+        rows, cols = shown.shape
+        rect = QtCore.QRectF(-0.5, -0.5, cols * plane.steps[1], rows * plane.steps[0])
+        p.image.setRect(rect)
+        p.colorbar.setLevels((lo, hi))
+        # bool: only the two ends, 0 (False) and 1 (True), not a scale of fractions
+        if plane.kind == "bool":
+            p.colorbar.axis.setTickSpacing(1.0, 1.0)
+        else:
+            p.colorbar.axis.setTickSpacing()
+        rgba = overlay_rgba(masks)
+        if rgba is None:
+            p.overlay.clear()
+            p.overlay.hide()
+        else:
+            p.overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
+            p.overlay.setRect(rect)
+            p.overlay.show()
+        self._paint_detail(lo, hi)
+
+    def _paint_detail(self, lo: float, hi: float) -> None:
+        d = self.detail
+        if d is None:
+            self.detail_image.hide()
+            self.detail_overlay.hide()
+            return
+        rows, cols = d.data.shape
+        rect = QtCore.QRectF(d.start(1) - 0.5, d.start(0) - 0.5, cols * d.steps[1],
+                             rows * d.steps[0])
+        shown = np.where(np.isfinite(d.data), d.data, lo).astype(np.float32)
+        self.detail_image.setImage(shown, autoLevels=False, levels=(lo, hi))
+        self.detail_image.setRect(rect)
+        self.detail_image.show()
+        rgba = overlay_rgba({"nan": d.nan, "posinf": d.posinf, "neginf": d.neginf})
+        if rgba is None:
+            self.detail_overlay.hide()
+        else:
+            self.detail_overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
+            self.detail_overlay.setRect(rect)
+            self.detail_overlay.show()
+
+    # ------------------------------------------------------------------ block summary
+
+    def _start_summary(self, plane: Plane) -> None:
+        value = self._panel.value()
+        axes, index, part, steps = plane.axes, dict(plane.index), plane.part, plane.steps
+
+        def compute(progress: preview.Progress, cancel: preview.CancelFn) -> BlockSummary:
+            return multiscale.summarise(value, steps, axes, index, part or "magnitude",
+                                        progress, cancel)
+
+        task = Task(compute, self)
+        task.finished.connect(self._on_summary)
+        task.failed.connect(self._on_summary_failed)
+        self._summary_task = task
+        task.start()
+
+    @QtCore.Slot(object)
+    def _on_summary(self, summary: object) -> None:
+        if self.sender() is not self._summary_task:
+            return
+        self._summary_task = None
+        assert isinstance(summary, BlockSummary)
+        self.summary = summary
+        if self.plane is not None and self._panel.current_view() == "heatmap":
+            self.paint()
+        self.summary_shown.emit()
+
+    @QtCore.Slot(str)
+    def _on_summary_failed(self, _message: str) -> None:
+        if self.sender() is self._summary_task:
+            self._summary_task = None  # the strided preview stays
+
+    def counts(self) -> tuple[int, int, int, bool] | None:
+        """(NaN, +Inf, -Inf, exact) of the plane: exact from the summary, else the preview's."""
+        if self.summary is not None:
+            s = self.summary
+            return s.nan_count, s.posinf_count, s.neginf_count, True
+        return None
+
+    # ------------------------------------------------------------------ full resolution
+
+    def visible(self) -> tuple[int, int, int, int] | None:
+        """Rows ``[r0, r1)`` and columns ``[c0, c1)`` of the plane in view (None: none)."""
+        plane = self.plane
+        if plane is None or plane.data.ndim != 2:
+            return None
+        (x0, x1), (y0, y1) = self._panel.heat_item.getViewBox().viewRange()
+        h, w = plane.full_size
+        r0, r1 = max(0, math.floor(y0 + 0.5)), min(h, math.ceil(y1 + 0.5))
+        c0, c1 = max(0, math.floor(x0 + 0.5)), min(w, math.ceil(x1 + 0.5))
+        if r1 <= r0 or c1 <= c0:
+            return None
+        return r0, r1, c0, c1
+
+    @staticmethod
+    def _covers(have: tuple[int, int, int, int] | None,
+                want: tuple[int, int, int, int]) -> bool:
+        return have is not None and have[0] <= want[0] and want[1] <= have[1] \
+            and have[2] <= want[2] and want[3] <= have[3]
+
+    def _detail_region(self) -> tuple[int, int, int, int] | None:
+        d = self.detail
+        if d is None:
+            return None
+        return d.start(0), d.start(0) + d.data.shape[0], d.start(1), d.start(1) + d.data.shape[1]
+
+    @QtCore.Slot()
+    def update_detail(self) -> None:
+        """Read the elements in view at full resolution when they fit the budget (in the
+        background), or go back to the preview when they no longer do."""
+        plane = self.plane
+        if plane is None or not plane.downsampled or self._panel.current_view() != "heatmap":
+            return
+        want = self.visible()
+        if want is None:
+            return
+        r0, r1, c0, c1 = want
+        budget = self._panel.max_cells
+        if (r1 - r0) * (c1 - c0) > budget:
+            self._drop_detail()
+            return
+        if self._covers(self._detail_region(), want) or (
+                self._detail_task is not None and self._covers(self._detail_wanted, want)):
+            return
+        # read a margin around the view too (within the budget): small pans need no new read
+        h, w = plane.full_size
+        grow = min(2.0, math.sqrt(budget / ((r1 - r0) * (c1 - c0))))
+        nh, nw = min(h, max(r1 - r0, int((r1 - r0) * grow))), \
+            min(w, max(c1 - c0, int((c1 - c0) * grow)))
+        a = max(0, min(h - nh, r0 - (nh - (r1 - r0)) // 2))
+        b = max(0, min(w - nw, c0 - (nw - (c1 - c0)) // 2))
+        region = (a, a + nh, b, b + nw)
+        if self._detail_task is not None:
+            self._detail_task.cancel()
+        value = self._panel.value()
+        axes, index, part = plane.axes, dict(plane.index), plane.part or "magnitude"
+
+        def compute(progress: preview.Progress, cancel: preview.CancelFn) -> Plane:
+            return preview.slice_plane(value, axes, index, part, budget, progress, cancel,
+                                       region=[(region[0], region[1]), (region[2], region[3])])
+
+        task = Task(compute, self)
+        task.finished.connect(self._on_detail)
+        task.failed.connect(self._on_detail_failed)
+        self._detail_task, self._detail_wanted = task, region
+        task.start()
+
+    def _drop_detail(self) -> None:
+        if self._detail_task is not None:
+            self._detail_task.cancel()
+            self._detail_task, self._detail_wanted = None, None
+        if self.detail is not None:
+            self.detail = None
+            self.detail_image.hide()
+            self.detail_overlay.hide()
+            self._panel._labels_timer.start()
+            self.detail_shown.emit()
+
+    @QtCore.Slot(object)
+    def _on_detail(self, plane: object) -> None:
+        if self.sender() is not self._detail_task:
+            return
+        self._detail_task, self._detail_wanted = None, None
+        assert isinstance(plane, Plane)
+        self.detail = plane
+        if self._panel.current_view() == "heatmap":
+            self._paint_detail(*self.levels())
+        self._panel._labels_timer.start()
+        self.detail_shown.emit()
+
+    @QtCore.Slot(str)
+    def _on_detail_failed(self, _message: str) -> None:
+        if self.sender() is self._detail_task:
+            self._detail_task, self._detail_wanted = None, None
+
+    # ------------------------------------------------------------------ cursor and numbers
+
+    def label_plane(self) -> Plane | None:
+        """The plane whose elements may be written in the cells: the full-resolution region,
+        or the plane itself when it is not a preview (never a preview's samples)."""
+        if self.detail is not None:
+            return self.detail
+        plane = self.plane
+        return plane if plane is not None and not plane.downsampled else None
+
+    def locate(self, x: float, y: float) -> tuple[tuple[int, int], tuple[int, int] | None] | None:
+        """The cell of the preview at view point ``(x, y)`` and the cell of the full-resolution
+        region there (None when no region covers it); None outside the plane."""
+        plane = self.plane
+        if plane is None or plane.data.ndim != 2:
+            return None
+        er, ec = math.floor(y + 0.5), math.floor(x + 0.5)  # the element's indices
+        i, j = er // plane.steps[0], ec // plane.steps[1]
+        if not (0 <= i < plane.data.shape[0] and 0 <= j < plane.data.shape[1]):
+            return None
+        d = self.detail
+        if d is not None:
+            di, dj = er - d.start(0), ec - d.start(1)
+            if 0 <= di < d.data.shape[0] and 0 <= dj < d.data.shape[1]:
+                return (i, j), (di, dj)
+        return (i, j), None
+
+    def hover_text(self, cell: tuple[int, int], detail_cell: tuple[int, int] | None) -> str | None:
+        """What hovering says beyond the preview's own cell: the exact element of the region,
+        or the extremes and NaN/Inf counts of the block the preview cell stands for."""
+        d = self.detail
+        if detail_cell is not None and d is not None:
+            idx = ", ".join(map(str, d.original_index(*detail_cell)))
+            text = _exact(d.raw[detail_cell], d.kind, d.dtype)
+            if d.kind == "complex" and d.part is not None:
+                text += f"   ({preview.format_value(d.data[detail_cell], 'float64')})"
+            return f"[{idx}] = {text}"
+        s = self.summary
+        if s is None:
+            return None
+        i, j = cell
+        lo, hi = s.lo[i, j], s.hi[i, j]
+        parts = []
+        if not np.isnan(lo):
+            parts.append(self.tr("{lo} to {hi}").format(lo=preview.format_value(lo),
+                                                        hi=preview.format_value(hi)))
+        for label, counts in (("NaN", s.nan), ("+Inf", s.posinf), ("−Inf", s.neginf)):
+            if counts[i, j]:
+                parts.append(f"{int(counts[i, j])} {label}")
+        rows, cols = s.block(i, j)
+        where = self.tr("block [{r0}–{r1}, {c0}–{c1}]").format(
+            r0=rows.start, r1=rows.stop - 1, c0=cols.start, c1=cols.stop - 1)
+        return f"{where}: {', '.join(parts)}"
