@@ -10,7 +10,17 @@ import pytest
 import torch
 
 CUDA = torch.cuda.is_available()
-cuda_only = pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``@pytest.mark.cuda`` (declared in pyproject.toml): the one way a test says it needs a
+    CUDA device; without one it is skipped, and says so."""
+    if CUDA:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if item.get_closest_marker("cuda") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

@@ -37,3 +37,31 @@ def test_all_lists_every_lazy_export() -> None:
     import tensor_explorer as tx
 
     assert set(tx.__all__) == set(tx._EXPORTS) | {"__version__"}
+
+
+def test_every_core_module_imports_without_qt() -> None:
+    # every module of core, not only those the public API reaches (lint-imports checks the
+    # imports inside functions too; this checks what importing them really loads)
+    from pathlib import Path
+
+    import tensor_explorer.core as core
+
+    names = sorted(p.stem for p in Path(core.__file__).parent.glob("*.py") if p.stem != "__init__")
+    assert len(names) > 25
+    mods = _modules_after("".join(f"import tensor_explorer.core.{n}\n" for n in names))
+    assert [f"tensor_explorer.core.{n}" in mods for n in names] == [True] * len(names)
+    assert not [m for m in mods if m.startswith(QT_PREFIXES)]
+
+
+def test_the_import_contract_is_enforced() -> None:
+    # scripts/test runs lint-imports; the contract must name core and every Qt package
+    import tomllib
+    from pathlib import Path
+
+    conf = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    (contract,) = conf["tool"]["importlinter"]["contracts"]
+    assert contract["type"] == "forbidden"
+    assert contract["source_modules"] == ["tensor_explorer.core"]
+    assert set(contract["forbidden_modules"]) >= {"tensor_explorer.qt", "PySide6", "pyqtgraph"}
+    script = (Path(__file__).parents[1] / "scripts" / "test").read_text()
+    assert ".venv/bin/lint-imports" in script

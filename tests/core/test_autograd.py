@@ -24,9 +24,6 @@ from tensor_explorer.core.autograd import (
     zero_grad,
 )
 
-cuda_only = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-
-
 # --------------------------------------------------------------------------------- helpers
 
 
@@ -693,7 +690,7 @@ def test_numerical_check_refuses_large_inputs() -> None:
 # ------------------------------------------------------------------------------ CUDA
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_cuda_trace_backward_and_edges() -> None:
     v, ref = seed_example("cuda"), seed_example("cpu")
     graph = trace(v["loss"], v)
@@ -708,7 +705,7 @@ def test_cuda_trace_backward_and_edges() -> None:
     assert v["x"].grad.device.type == "cuda" and not v["x"].grad.any()
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_cuda_numerical_check_and_errors() -> None:
     x = torch.randn(3, device="cuda")
     assert numerical_check(lambda x: (x.sin() * x).sum(), {"x": x}).passed

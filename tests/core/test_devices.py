@@ -8,7 +8,6 @@ import torch
 import tensor_explorer as tx
 from tensor_explorer.core import devices as devices_module
 from tensor_explorer.core.devices import check_device
-from tests.conftest import cuda_only
 
 
 def test_cpu_first_and_one_entry_per_cuda_device() -> None:
@@ -40,7 +39,7 @@ def test_check_device() -> None:
         check_device(f"cuda:{torch.cuda.device_count() + 1}")
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_cuda_without_index_means_the_first() -> None:
     assert check_device("cuda") == "cuda:0"
     assert check_device("cuda:0") == "cuda:0"

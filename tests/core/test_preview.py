@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensor_explorer.core import preview as P
-from tests.conftest import cuda_only
 
 # ---------------------------------------------------------------------------- choose_steps
 
@@ -121,7 +120,7 @@ def test_downsample_of_a_plane_is_a_subset() -> None:
             assert small.data[i, j] == a[small.original_index(i, j)]
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_downsample_cuda_moves_only_the_sample() -> None:
     t = torch.randn(4096, 4096, device="cuda")
     s = P.downsample(t, max_cells=1024)

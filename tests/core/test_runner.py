@@ -10,7 +10,6 @@ import pytest
 import torch
 
 import tensor_explorer as tx
-from tests.conftest import cuda_only
 from tests.core.error_cases import COMMON_ERRORS
 
 
@@ -302,7 +301,7 @@ def test_factories_run_on_the_device_given() -> None:
     assert err.kind == "device-mismatch"
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_factories_run_on_cuda() -> None:
     ws = tx.Workspace()
     ws.run("x = torch.zeros(2)\ny = x + 1", device="cuda:0")

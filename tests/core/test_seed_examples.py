@@ -13,7 +13,6 @@ import pytest
 import torch
 
 import tensor_explorer as tx
-from tests.conftest import cuda_only
 
 # --- chapter 000 -----------------------------------------------------------------------------
 
@@ -421,7 +420,7 @@ def test_run_one_step_on_cpu_matches_torch() -> None:
     assert result["grad_norm"] == pytest.approx(direct["grad_norm"], rel=1e-6)
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_run_one_step_on_cuda_same_shape_and_dtype() -> None:
     result, direct = _one_step("cuda")
     assert result["shape"] == (4, 2)

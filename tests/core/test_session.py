@@ -283,7 +283,7 @@ def test_cuda_values_open_on_cpu_with_a_note_when_cuda_is_absent(
     assert any("cuda:0" in note and "CPU" in note for note in out.session_notes)
 
 
-@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.cuda
 def test_cuda_values_round_trip_on_cuda(tmp_path: Path) -> None:
     ws = Workspace()
     ws.run("x = torch.arange(6.0, device='cuda').reshape(2, 3)\nc = x[:, 1]\nh = torch.ones(2)")

@@ -13,8 +13,6 @@ from torch import nn
 
 from tensor_explorer.core.training import inspect_batch, run_one_step
 
-cuda_only = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-
 
 def seed_batch(device: str = "cpu") -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
     """The seed's example one: features (2, 3) float32, labels (2,) long, Linear(3, 2)."""
@@ -192,7 +190,7 @@ def test_run_one_step_whole_float_labels_are_converted() -> None:
     assert result.ok and result.loss is not None
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_run_one_step_on_cuda_matches_cpu() -> None:
     model, features, labels = seed_batch()
     cpu = run_one_step(copy.deepcopy(model), features, labels, device="cpu")
@@ -202,7 +200,7 @@ def test_run_one_step_on_cuda_matches_cpu() -> None:
     assert gpu.loss == pytest.approx(cpu.loss, rel=1e-5)
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_inspect_batch_device_mismatch_on_cuda() -> None:
     model, features, labels = seed_batch("cuda")
     report = inspect_batch(model, features.cpu(), labels)

@@ -19,8 +19,6 @@ from tensor_explorer.qt.bridge import WorkspaceBridge
 from tensor_explorer.qt.graph_panel import GraphPanel, graph_target, parse_gradient
 from tensor_explorer.qt.graph_view import NodeItem
 
-cuda_only = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-
 CHAIN = "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\ny = (x * x).sum()\n"
 SEED3 = """\
 x = torch.tensor([[2.0, 3.0]], requires_grad=True)
@@ -268,7 +266,7 @@ def test_rerun_on_another_device_retraces(qtbot: QtBot, panel: GraphPanel,
     assert panel.replica is None and panel.root is ws["y"]
 
 
-@cuda_only
+@pytest.mark.cuda
 def test_rerun_on_cuda(qtbot: QtBot, panel: GraphPanel, ws: Workspace) -> None:
     run(panel, CHAIN)
     assert "cuda:0" in panel.device_names()
