@@ -80,3 +80,19 @@ def test_array_literal_keeps_every_axis() -> None:
     assert torch.equal(torch.from_numpy(back), t)
     assert ct.array_literal(np.float64(2.5), "float64") == "np.array(2.5, dtype=np.float64)"
     assert ct.block_literal(np.array([[7]]), "torch.int32", 0) == "np.array(7, dtype=np.int32)"
+
+
+def test_dates_durations_and_strings_copy_as_the_table_shows_them() -> None:
+    from tensor_explorer.core.copy_text import to_csv, to_numpy_literal, to_tsv
+
+    when = np.array([["2024-01-31T12:00", "NaT"]], dtype=">M8[m]")
+    took = np.array([[1500], [np.timedelta64("NaT")]], dtype="m8[ms]")
+    text = np.array([["ab", "漢字"]])
+    raw = np.array([[b"a,b", b"\xff"]])
+    assert to_tsv(when) == "2024-01-31T12:00\tNaT\n"
+    assert to_csv(took) == "1500 milliseconds\nNaT\n"
+    assert to_csv(raw) == "\"b'a,b'\",b'\\xff'\n"
+    for a in (when, took, text, raw):
+        back = eval(to_numpy_literal(a, str(a.dtype)), {"np": np})
+        assert back.shape == a.shape and back.dtype == a.dtype.newbyteorder("=")
+        assert np.array_equal(back, a.astype(back.dtype), equal_nan=a.dtype.kind in "Mm")

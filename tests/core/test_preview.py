@@ -201,7 +201,7 @@ def test_slice_plane_conj_and_neg_views_and_grad() -> None:
         (torch.zeros(0, 3), "empty"),
         (np.zeros((2, 0)), "empty"),
         (torch.eye(3).to_sparse(), "sparse"),
-        (np.array(["a", "b"]), "not numbers"),
+        (np.zeros(2, dtype=[("a", "f4"), ("b", "i2")]), "a record with the fields a, b"),
         (np.array([object()]), "not numbers"),
         ([1, 2, 3], "not a tensor"),
     ],
@@ -334,3 +334,19 @@ def test_preview_module_imports_no_qt() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_dates_durations_and_strings_are_spelled_and_dates_drawn_as_integers() -> None:
+    when = np.array(["2024-01-31T12:00", "NaT", "1969-07-20T20:17"], dtype=">M8[m]")
+    plane = P.slice_plane(when)
+    ints = when.astype("<M8[m]").view(np.int64)
+    assert plane.kind == "datetime" and plane.data[0] == ints[0] and plane.data[2] == ints[2]
+    assert plane.nan.tolist() == [False, True, False]  # NaT is marked as NaN is
+    assert [P.format_value(x, when.dtype) for x in when] == [
+        "2024-01-31T12:00", "NaT", "1969-07-20T20:17"]
+    took = np.array([1500, np.timedelta64("NaT")], dtype="m8[ms]")
+    assert P.choose_format(took, "timedelta").format(took[0]) == "1500 milliseconds"
+    assert P.format_value(np.str_("漢字"), np.dtype("<U2")) == "漢字"
+    assert P.format_value(np.bytes_(b"\xff"), np.dtype("S1")) == "b'\\xff'"
+    assert P.write_refusal(when.copy()) is not None
+    assert P.dtype_kind(np.dtype("U3")) == "text" and P.dtype_kind(np.dtype("m8[s]")) == "timedelta"

@@ -74,3 +74,45 @@ def test_a_record_lists_its_fields_and_selecting_one_shows_it(
     qtbot.waitUntil(lambda: values.name() == "data.pos.b" and values.plane() is not None)
     plane = values.plane()
     assert np.array_equal(plane.raw, data["pos"]["b"])
+
+
+def test_dates_durations_and_strings_show_in_the_values_panel(
+    qtbot: QtBot, make_window: Any, tmp_path: Path
+) -> None:
+    when = np.array([["2024-01-31T12:00", "NaT"], ["1969-07-20T20:17", "2000-01-01"]],
+                    dtype="M8[m]")
+    took = np.array([1500, -2, np.timedelta64("NaT")], dtype="m8[ms]")
+    names = np.array([["ab", "漢字"], ["x", ""]])
+    for n, a in (("when", when), ("took", took), ("names", names)):
+        np.save(tmp_path / f"{n}.npy", a)
+    win = make_window()
+    win.open_paths([str(tmp_path / f"{n}.npy") for n in ("when", "took", "names")])
+    qtbot.waitUntil(lambda: {"when", "took", "names"} <= set(win.workspace.names()))
+    values = win.panels["values"].panel
+    # dates: drawn as their integers (NaT marked like NaN), hovered and listed as dates
+    win.workspace.selected = "when"
+    qtbot.waitUntil(lambda: values.name() == "when" and values.plane() is not None)
+    plane = values.plane()
+    assert values.current_view() == "heatmap" and plane.kind == "datetime"
+    assert plane.data[0, 0] == when[0, 0].astype(np.int64) and bool(plane.nan[0, 1])
+    assert values.cell_text(1, 0) == "[1, 0] = 1969-07-20T20:17"
+    values.set_mode("table")
+    assert values.cell_text(0, 1) == "[0, 1] = NaT"
+    assert values.cell_text(1, 1) == "[1, 1] = 2000-01-01T00:00"
+    # durations: the plot of their integers, the table in words
+    values.set_mode("auto")
+    win.workspace.selected = "took"
+    qtbot.waitUntil(lambda: values.name() == "took" and values.plane() is not None)
+    assert values.current_view() == "plot"
+    assert values.plane().data.tolist()[:2] == [1500.0, -2.0]
+    values.set_mode("table")
+    assert values.cell_text(0, 0) == "[0] = 1500 milliseconds"
+    # strings: the table, whatever the mode
+    values.set_mode("auto")
+    win.workspace.selected = "names"
+    qtbot.waitUntil(lambda: values.name() == "names" and values.plane() is not None)
+    assert values.current_view() == "table"
+    assert values.cell_text(0, 1) == "[0, 1] = 漢字"
+    inspector = win.panels["inspector"]
+    qtbot.waitUntil(lambda: inspector.name == "names")
+    assert inspector.shown_facts()["dtype"] == "<U2"

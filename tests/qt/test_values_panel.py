@@ -366,7 +366,8 @@ def test_memory_mapped_file(panel: ValuesPanel, qtbot: QtBot, tmp_path: Path) ->
         (torch.empty(2, 3, device="meta"), "meta tensor"),
         (torch.zeros(0, 4), "empty"),
         (torch.eye(2).to_sparse(), "sparse"),
-        (np.array(["x"]), "not numbers"),
+        (np.array([object()], dtype=object), "not numbers"),
+        (np.zeros(2, dtype=[("a", "f4"), ("b", "i2")]), "a record with the fields a, b"),
         ("not a tensor", "not a tensor"),
     ],
 )

@@ -105,20 +105,30 @@ def _cell(x: Any, *, python: bool) -> str:
     return repr(f)
 
 
+def _rows(cells: np.ndarray) -> list[list[str]]:
+    """A 2-d block's cells as text: dates (``2024-01-31T12:00``), durations, strings and
+    ``NaT`` as the table shows them; numbers exact."""
+    a = np.asarray(cells)
+    if a.dtype.kind in "MmUS":
+        from .preview import dtype_kind, word_text
+
+        kind = dtype_kind(a.dtype)
+        return [[word_text(x, kind) for x in row] for row in a]
+    return [[_cell(x, python=False) for x in row] for row in a.tolist()]
+
+
 def to_csv(cells: np.ndarray) -> str:
     """A 2-d block as CSV text, one line per row (floats exact, ``nan``/``inf`` spelled out)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    for row in np.asarray(cells).tolist():
-        writer.writerow(_cell(x, python=False) for x in row)
+    writer.writerows(_rows(cells))
     return out.getvalue()
 
 
 def to_tsv(cells: np.ndarray) -> str:
     """A 2-d block as tab-separated text, one line per row (what a spreadsheet pastes into
     cells; floats exact, ``nan``/``inf`` spelled out)."""
-    return "".join("\t".join(_cell(x, python=False) for x in row) + "\n"
-                   for row in np.asarray(cells).tolist())
+    return "".join("\t".join(row) + "\n" for row in _rows(cells))
 
 
 def numpy_dtype(dtype: str) -> str:
@@ -134,10 +144,30 @@ def _nested(x: Any) -> str:
     return _cell(x, python=True)
 
 
+def _word_nested(a: np.ndarray) -> str:
+    """Dates as ISO strings, durations as integers of their unit, ``'NaT'``, strings and
+    bytes as Python literals: what ``np.array(..., dtype=...)`` reads back exactly."""
+    if a.ndim:
+        return "[" + ", ".join(_word_nested(np.asarray(e)) for e in a) + "]"
+    if a.dtype.kind in "Mm" and np.isnat(a):
+        return "'NaT'"
+    if a.dtype.kind == "M":
+        return repr(str(np.datetime_as_string(a)))
+    if a.dtype.kind == "m":
+        return str(int(a.view(np.int64)))
+    v = a[()]
+    return repr(bytes(v)) if isinstance(v, bytes) else repr(str(v))
+
+
 def array_literal(values: np.ndarray, dtype: str) -> str:
     """Python source for an array of any number of axes:
-    ``np.array([[1.0, 2.0]], dtype=np.float32)``; ``dtype`` as torch or NumPy spells it."""
-    return f"np.array({_nested(np.asarray(values).tolist())}, dtype=np.{numpy_dtype(dtype)})"
+    ``np.array([[1.0, 2.0]], dtype=np.float32)``; ``dtype`` as torch or NumPy spells it
+    (dates, durations and strings: ``dtype='datetime64[m]'``, ``dtype='<U3'``)."""
+    a = np.asarray(values)
+    if a.dtype.kind in "MmUS":
+        native = a.astype(a.dtype.newbyteorder("="))
+        return f"np.array({_word_nested(native)}, dtype={native.dtype.str!r})"
+    return f"np.array({_nested(a.tolist())}, dtype=np.{numpy_dtype(dtype)})"
 
 
 def to_numpy_literal(cells: np.ndarray, dtype: str) -> str:

@@ -117,7 +117,7 @@ def _read(view: Value, rows: slice, cols: slice, kind: str, part: str) -> np.nda
     piece = view[rows, cols]
     # an array is read in place (a memory map's pages), not copied
     a = _chunk_to_numpy(piece) if isinstance(piece, torch.Tensor) else np.asarray(piece)
-    if kind == "complex":
+    if kind in ("complex", "datetime", "timedelta", "text"):  # dates: integers, NaT as NaN
         return _display(a, kind, part)
     if a.dtype == np.bool_:
         return a.view(np.uint8)
@@ -203,7 +203,7 @@ def summarise_view(
     nan = np.zeros((nbr, nbc), dtype=np.int64)
     posinf = np.zeros((nbr, nbc), dtype=np.int64)
     neginf = np.zeros((nbr, nbc), dtype=np.int64)
-    floating = kind in ("float", "complex")
+    floating = kind in ("float", "complex", "datetime", "timedelta")
     # tiles: whole blocks across (a multiple of sc columns), as many rows as fit in a chunk
     tile_w = w if w <= chunk else max(sc, (chunk // sc) * sc)
     tile_h = max(1, chunk // tile_w)

@@ -55,8 +55,10 @@ __all__ = [
     "choose_steps",
     "default_axes",
     "downsample",
+    "WORD_KINDS",
     "dtype_kind",
     "format_value",
+    "word_text",
     "needs_background",
     "parse_value",
     "plane_view",
@@ -78,7 +80,9 @@ class WriteRefused(ValueError):
 
 
 def dtype_kind(dtype: Any) -> str:
-    """``"bool"``, ``"int"``, ``"uint"``, ``"float"``, ``"complex"`` or ``"other"``.
+    """``"bool"``, ``"int"``, ``"uint"``, ``"float"``, ``"complex"``, ``"datetime"``,
+    ``"timedelta"`` (NumPy dates and durations: drawn as their integers, shown as dates),
+    ``"text"`` (NumPy strings: shown in the table only) or ``"other"``.
 
     ``dtype`` is a torch dtype, a NumPy dtype (or anything ``np.dtype`` accepts).
     """
@@ -98,7 +102,23 @@ def dtype_kind(dtype: Any) -> str:
         k = np.dtype(dtype).kind
     except TypeError:
         return "other"
-    return {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}.get(k, "other")
+    return {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex", "M": "datetime",
+            "m": "timedelta", "U": "text", "S": "text"}.get(k, "other")
+
+
+#: kinds whose cells are not numbers: the table spells them (dates, durations, strings)
+WORD_KINDS = ("datetime", "timedelta", "text")
+
+
+def word_text(x: Any, kind: str) -> str:
+    """A date (``2024-01-31T12:00``), a duration (``5 milliseconds``), a string, or ``NaT``."""
+    a = np.asarray(x)
+    if kind == "datetime":
+        return str(np.datetime_as_string(a))
+    if kind == "timedelta":
+        return "NaT" if np.isnat(a) else str(a[()])
+    v = a[()]
+    return repr(bytes(v)) if isinstance(v, bytes) else str(v)
 
 
 def _shape(value: Value) -> tuple[int, ...]:
@@ -125,6 +145,12 @@ def check_showable(value: Any) -> None:
         pass
     else:
         raise PreviewError(f"not a tensor or an array: {type(value).__name__}")
+    names = getattr(value.dtype, "names", None)
+    if names:
+        raise PreviewError(
+            "a record with the fields " + ", ".join(names) + ": each field is a value of its "
+            "own (expand the record in the Workspace and select one)"
+        )
     if dtype_kind(value.dtype) == "other":
         raise PreviewError(f"values of dtype {value.dtype} are not numbers; not shown")
     if any(n == 0 for n in value.shape):
@@ -384,6 +410,11 @@ class Plane:
 
 
 def _display(raw: np.ndarray, kind: str, part: str | None) -> np.ndarray:
+    if kind in ("datetime", "timedelta"):  # their integers (in their unit); NaT as NaN
+        ints = raw.astype(raw.dtype.newbyteorder("=")).view(np.int64)
+        return np.where(np.isnat(raw), np.nan, ints.astype(np.float64))
+    if kind == "text":  # nothing to draw: the table spells them
+        return np.zeros(raw.shape)
     with np.errstate(all="ignore"):
         if kind == "complex":
             if part == "phase":
@@ -551,9 +582,14 @@ def format_value(x: Any, dtype: Any = None) -> str:
     """One number for people: ints exact, floats ``%.6g``, ``True``/``False``, ``nan``,
     ``inf``, ``-inf``, complex ``a+bj``. ``dtype`` (torch or NumPy) decides the kind; without
     it the Python type of ``x`` does."""
+    kind = dtype_kind(dtype) if dtype is not None else None
+    if kind in WORD_KINDS:
+        return word_text(x, kind)
+    if isinstance(x, np.datetime64 | np.timedelta64 | str | bytes):
+        return word_text(x, {"M": "datetime", "m": "timedelta"}.get(np.asarray(x).dtype.kind,
+                                                                     "text"))
     if isinstance(x, torch.Tensor | np.ndarray):
         x = x.item()
-    kind = dtype_kind(dtype) if dtype is not None else None
     if kind is None or kind == "other":
         if isinstance(x, bool | np.bool_):
             kind = "bool"
@@ -580,13 +616,16 @@ class NumberFormat:
     """One way to spell every number of a plane, so a table's columns line up.
 
     ``style``: ``"bool"``, ``"int"``, ``"fixed"`` (``decimals`` after the point), ``"sci"``
-    (``decimals`` in the mantissa) or ``"complex"`` (each part ``%.6g``).
+    (``decimals`` in the mantissa), ``"complex"`` (each part ``%.6g``), or one of
+    :data:`WORD_KINDS` (dates, durations, strings: :func:`word_text`).
     """
 
     style: str
     decimals: int = 0
 
     def format(self, x: Any) -> str:
+        if self.style in WORD_KINDS:
+            return word_text(x, self.style)
         if self.style == "bool":
             return "True" if bool(x) else "False"
         if self.style == "int":
@@ -615,6 +654,8 @@ def choose_format(values: np.ndarray, kind: str, sample: int = 4096) -> NumberFo
         return NumberFormat("int")
     if kind == "complex":
         return NumberFormat("complex")
+    if kind in WORD_KINDS:
+        return NumberFormat(kind)
     flat = np.asarray(values, dtype=np.float64).reshape(-1)
     if flat.size > sample:
         flat = flat[:: -(-flat.size // sample)]
@@ -662,6 +703,8 @@ def write_refusal(value: Any) -> str | None:
                     "writing one would change them all")
         return None
     if isinstance(value, np.ndarray):
+        if dtype_kind(value.dtype) in WORD_KINDS:
+            return "dates, durations and strings are shown, not edited, here"
         if not value.flags.writeable:
             return ("the array is read-only (a read-only memory map, or a broadcast view); "
                     "copy it to change it")

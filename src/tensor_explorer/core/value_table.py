@@ -107,6 +107,8 @@ def parse_index(text: str, shape: Sequence[int]) -> tuple[int, ...]:
 def exact_text(x: Any, kind: str) -> str:
     """One element at full precision (``repr`` of floats round-trips), as a cell's editor
     starts: ``True``, ``7``, ``0.41000000834465027``, ``(1+2j)`` without the brackets."""
+    if kind in preview.WORD_KINDS:
+        return preview.word_text(x, kind)
     v = x.item() if hasattr(x, "item") else x
     if kind == "bool":
         return "True" if v else "False"
@@ -309,6 +311,10 @@ class ValueTable:
         """The number drawn for cell ``(row, col)``: the ``part`` of a complex element (as
         :func:`.preview.slice_plane` draws it), else the element as a float."""
         x = self.cell(row, col)
+        if self.kind in ("datetime", "timedelta"):  # their integers; NaT as NaN
+            return float("nan") if np.isnat(x) else float(x.astype(np.int64))
+        if self.kind == "text":
+            return 0.0
         if self.kind != "complex":
             return float(x)
         z = complex(x)
@@ -323,7 +329,7 @@ class ValueTable:
     def flag(self, row: int, col: int) -> str | None:
         """``"nan"``, ``"posinf"`` or ``"neginf"`` when the cell (its ``part``, for complex
         values) is not finite, else None."""
-        if self.kind not in ("float", "complex"):
+        if self.kind not in ("float", "complex", "datetime", "timedelta"):
             return None
         v = self.part_value(row, col)
         if v != v:

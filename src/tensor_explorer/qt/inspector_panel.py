@@ -310,8 +310,9 @@ class InspectorPanel(QtWidgets.QWidget):
             self._member_rows(name)
         else:
             self._origin_rows(name)
+        # facts of every array but one of Python objects (records, dates and strings too)
         if isinstance(value, torch.Tensor | np.ndarray) and not (
-            isinstance(value, np.ndarray) and value.dtype.kind not in "biufc"
+            isinstance(value, np.ndarray) and value.dtype.hasobject
         ) and not (isinstance(value, torch.Tensor) and is_lazy(value)):
             facts = describe(value)
             self._fact_rows(facts)
@@ -493,7 +494,9 @@ class InspectorPanel(QtWidgets.QWidget):
     # -- statistics ----------------------------------------------------------------------------
 
     def _stats(self, name: str, value: Any, facts: TensorFacts) -> None:
-        if facts.device == "meta" or facts.numel == 0 or facts.layout != "strided":
+        words = isinstance(value, np.ndarray) and value.dtype.kind not in "biufc"
+        if facts.device == "meta" or facts.numel == 0 or facts.layout != "strided" or words:
+            # no statistics of records, dates or strings (their fields and integers have them)
             diags = diagnose(value, name=name, lang=i18n.current()) if (
                 facts.numel or facts.device == "meta") else []
             self._show_results(name, (None, diags))

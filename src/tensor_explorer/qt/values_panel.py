@@ -700,7 +700,7 @@ class ValuesPanel(QtWidgets.QWidget):
         self.plane_shown.emit()
 
     def _draw(self, plane: Plane) -> None:
-        if self._mode == "table":
+        if self._mode == "table" or (plane.kind == "text" and plane.data.ndim):  # words: a table
             self.model.set_table(self._make_table())  # the whole plane, not the preview
             self._fit_columns()
             self._switch("table")
