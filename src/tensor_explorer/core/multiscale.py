@@ -23,7 +23,9 @@ Expanded (stride-0) axes are read once, not once per repeat. No Qt here.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +39,7 @@ from .preview import (
     _display,
     plane_view,
 )
-from .stats import Cancelled
+from .stats import Cancelled, _pool, _workers
 
 CHUNK = 1 << 22  # elements read and reduced at a time (16 MiB of float32)
 
@@ -204,48 +206,73 @@ def summarise_view(
     posinf = np.zeros((nbr, nbc), dtype=np.int64)
     neginf = np.zeros((nbr, nbc), dtype=np.int64)
     floating = kind in ("float", "complex", "datetime", "timedelta")
-    # tiles: whole blocks across (a multiple of sc columns), as many rows as fit in a chunk
+    # tiles: whole blocks across (a multiple of sc columns), as many rows as fit in a chunk,
+    # whole blocks down too (a multiple of sr rows): no two tiles touch the same block, so the
+    # tiles are summarised on the statistics threads at once (NumPy releases the GIL)
     tile_w = w if w <= chunk else max(sc, (chunk // sc) * sc)
-    tile_h = max(1, chunk // tile_w)
+    tile_h = max(sr, (max(1, chunk // tile_w) // sr) * sr)
     total = h * w
-    done = 0
-    for r0 in range(0, h, tile_h):
-        r1 = min(h, r0 + tile_h)
+
+    def tile(r0: int, c0: int) -> int:
+        r1, c1 = min(h, r0 + tile_h), min(w, c0 + tile_w)
         br = slice(r0 // sr, (r1 - 1) // sr + 1)  # the block rows this tile touches
-        for c0 in range(0, w, tile_w):
+        x = _read(view, slice(r0, r1), slice(c0, c1), kind, part)
+        bc = slice(c0 // sc, -(-c1 // sc))
+        x_lo = x_hi = x
+        if floating:
+            finite = np.isfinite(x)
+            if not finite.all():
+                # only the rows that hold a non-finite value are masked and counted
+                bad = np.flatnonzero(~finite.all(axis=1))
+                xb, fb = x[bad], finite[bad]
+                x_lo, x_hi = np.array(x), np.array(x)  # plain copies: fast
+                x_lo[bad] = np.where(fb, xb, np.inf)
+                x_hi[bad] = np.where(fb, xb, -np.inf)
+                block_rows = (r0 + bad) // sr - r0 // sr  # of each bad row, in br
+                for counts, mask in ((nan, np.isnan(xb)), (posinf, np.isposinf(xb)),
+                                     (neginf, np.isneginf(xb))):
+                    if mask.any():
+                        per = _blocks(np.add, mask, 1, 0, sc, np.int64)
+                        tally = np.zeros((br.stop - br.start, per.shape[1]), np.int64)
+                        np.add.at(tally, block_rows, per)
+                        counts[br, bc] += tally
+        # rows first: whole rows combined element by element (fast, contiguous), then the
+        # much smaller result across columns
+        t_lo = _blocks(np.minimum, _blocks(np.minimum, x_lo, 0, r0, sr), 1, 0, sc)
+        t_hi = _blocks(np.maximum, _blocks(np.maximum, x_hi, 0, r0, sr), 1, 0, sc)
+        lo[br, bc] = np.minimum(lo[br, bc], t_lo)
+        hi[br, bc] = np.maximum(hi[br, bc], t_hi)
+        return int(x.size)
+
+
+    tiles = [(r0, c0) for r0 in range(0, h, tile_h) for c0 in range(0, w, tile_w)]
+    pending: deque[Future[int]] = deque()
+    done = 0
+    pool = _pool() if len(tiles) > 1 and _workers() > 1 else None
+    try:
+        for r0, c0 in tiles:
             if cancel is not None and cancel():
                 raise Cancelled("preview cancelled")
-            c1 = min(w, c0 + tile_w)
-            x = _read(view, slice(r0, r1), slice(c0, c1), kind, part)
-            bc = slice(c0 // sc, -(-c1 // sc))
-            x_lo = x_hi = x
-            if floating:
-                finite = np.isfinite(x)
-                if not finite.all():
-                    # only the rows that hold a non-finite value are masked and counted
-                    bad = np.flatnonzero(~finite.all(axis=1))
-                    xb, fb = x[bad], finite[bad]
-                    x_lo, x_hi = np.array(x), np.array(x)  # plain copies: fast
-                    x_lo[bad] = np.where(fb, xb, np.inf)
-                    x_hi[bad] = np.where(fb, xb, -np.inf)
-                    block_rows = (r0 + bad) // sr - r0 // sr  # of each bad row, in br
-                    for counts, mask in ((nan, np.isnan(xb)), (posinf, np.isposinf(xb)),
-                                         (neginf, np.isneginf(xb))):
-                        if mask.any():
-                            per = _blocks(np.add, mask, 1, 0, sc, np.int64)
-                            tally = np.zeros((br.stop - br.start, per.shape[1]), np.int64)
-                            np.add.at(tally, block_rows, per)
-                            counts[br, bc] += tally
-                    del finite, fb, xb
-            # rows first: whole rows combined element by element (fast, contiguous), then the
-            # much smaller result across columns
-            t_lo = _blocks(np.minimum, _blocks(np.minimum, x_lo, 0, r0, sr), 1, 0, sc)
-            t_hi = _blocks(np.maximum, _blocks(np.maximum, x_hi, 0, r0, sr), 1, 0, sc)
-            lo[br, bc] = np.minimum(lo[br, bc], t_lo)
-            hi[br, bc] = np.maximum(hi[br, bc], t_hi)
-            done += x.size
+            if pool is None:
+                done += tile(r0, c0)
+            else:
+                pending.append(pool.submit(tile, r0, c0))
+                while len(pending) >= 2 * _workers():  # bounded: a few tiles in memory
+                    done += pending.popleft().result()
             if progress is not None:
                 progress(done / total)
+        while pending:
+            if cancel is not None and cancel():
+                raise Cancelled("preview cancelled")
+            done += pending.popleft().result()
+            if progress is not None:
+                progress(done / total)
+    finally:
+        for f in pending:
+            f.cancel()
+        for f in pending:  # a tile still running writes into lo/hi: let it finish first
+            if not f.cancelled():
+                f.exception()
     empty = lo > hi  # no finite value in the block
     lo[empty] = np.nan
     hi[empty] = np.nan
