@@ -185,63 +185,68 @@
 <context>
     <name>EditActions</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="120"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="121"/>
         <source>&amp;Copy</source>
         <translation>复制(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="123"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="124"/>
         <source>Copy the selected value as torch prints it, or the cells selected in the Values table as CSV</source>
         <translation>按 torch 的打印方式复制所选的值，或把数值表中选中的单元格复制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="126"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="127"/>
         <source>Copy as &amp;NumPy literal</source>
         <translation>复制为 &amp;NumPy 字面量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="129"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="130"/>
         <source>Copy the cells selected in the Values table (or the whole value) as np.array(...)</source>
         <translation>把数值表中选中的单元格（或整个值）复制为 np.array(...)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="131"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="132"/>
         <source>&amp;Find value…</source>
         <translation>查找值(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="133"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="134"/>
         <source>Find a value by name and select it</source>
         <translation>按名字查找并选中一个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="155"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="149"/>
+        <source>Not copied: {cells} cells are selected; at most {limit} can be copied</source>
+        <translation>未复制：选中了 {cells} 个单元格，最多只能复制 {limit} 个</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="169"/>
         <source>Copied the selected cells as CSV</source>
         <translation>已将选中的单元格复制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="159"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="173"/>
         <source>Nothing to copy: select a value first</source>
         <translation>没有可复制的内容：请先选择一个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="162"/>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="191"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="176"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="207"/>
         <source>Copied {0}</source>
         <translation>已复制 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="174"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="190"/>
         <source>Copied the selected cells as a NumPy literal</source>
         <translation>已将选中的单元格复制为 NumPy 字面量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="185"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="201"/>
         <source>Nothing to copy as NumPy: select a tensor or array</source>
         <translation>无法复制为 NumPy：请选择一个张量或数组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="188"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="204"/>
         <source>Too large to copy as a literal: select cells in the Values table</source>
         <translation>太大，无法复制为字面量：请在数值表中选择单元格</translation>
     </message>
@@ -262,14 +267,38 @@
 <context>
     <name>FindBar</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="59"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="60"/>
         <source>Find a value by name…</source>
         <translation>按名字查找值…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="60"/>
+        <location filename="../../src/tensor_explorer/qt/edit_actions.py" line="61"/>
         <source>Type part of a name; Enter or a click selects the value</source>
         <translation>输入名字的一部分；按 Enter 或点击即可选中该值</translation>
+    </message>
+</context>
+<context>
+    <name>GoToBar</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="188"/>
+        <source>Go to index</source>
+        <extracomment>Qt counts rows and columns in a C int: a longer axis shows its first this many</extracomment>
+        <translation>转到下标</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="189"/>
+        <source>e.g. 1, 1</source>
+        <translation>例如 1, 1</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="190"/>
+        <source>One index per axis, like a[1, 1]; negative counts from the end. Enter goes there.</source>
+        <translation>每个轴一个下标，如 a[1, 1]；负数从末尾数起。按回车转到该处。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="193"/>
+        <source>Close</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>
@@ -1085,438 +1114,473 @@
 <context>
     <name>Inspector</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="46"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="53"/>
         <source>What it is</source>
-        <extracomment>item data role of a group row&apos;s language-independent key (&quot;Memory layout&quot;, &quot;statistics&quot;...) values with at most this many elements get their statistics synchronously item data role of a module&apos;s parameter or buffer row: its qualified name in the workspace a module&apos;s parameters (and buffers) listed at most, each; the Workspace panel has them all</extracomment>
         <translation>基本信息</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="47"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="54"/>
         <source>kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="47"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="54"/>
         <source>Whether this is a torch tensor or a NumPy array.</source>
         <translation>这是 torch 张量还是 NumPy 数组。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="48"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="55"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="48"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="55"/>
         <source>The size along each axis; its length is the number of dimensions.</source>
         <translation>每个轴上的大小；它的长度就是维数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="49"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="56"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="49"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="56"/>
         <source>The type of every element: it decides precision, range and which operations are allowed.</source>
         <translation>每个元素的类型：决定精度、取值范围以及允许哪些运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="50"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="57"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="50"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="57"/>
         <source>Where the data lives (cpu, cuda:0...); tensors in one operation must share a device.</source>
         <translation>数据所在的位置（cpu、cuda:0…）；同一运算中的张量必须在同一设备上。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="51"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="58"/>
         <source>elements</source>
         <translation>元素数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="51"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="58"/>
         <source>How many elements there are: the product of the shape.</source>
         <translation>元素个数：形状各维的乘积。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="53"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="60"/>
         <source>Memory layout</source>
         <translation>内存布局</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="54"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="61"/>
         <source>stride</source>
         <translation>步长 stride</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="54"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="61"/>
         <source>How many elements to skip in memory to move one step along each axis.</source>
         <translation>沿每个轴前进一步时，在内存中要跳过多少个元素。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="55"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="62"/>
         <source>storage offset</source>
         <translation>存储偏移</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="55"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="62"/>
         <source>Where the first element sits in its storage, counted in elements.</source>
         <translation>第一个元素在存储中的位置（以元素计）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="56"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="63"/>
         <source>contiguous</source>
         <translation>连续</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="56"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="63"/>
         <source>True when the elements lie in memory in row-major order with no gaps; view() needs this.</source>
         <translation>元素在内存中按行优先顺序无间隙排列时为 True；view() 需要这一点。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="57"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="64"/>
         <source>element size</source>
         <translation>元素大小</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="57"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="64"/>
         <source>Bytes per element.</source>
         <translation>每个元素的字节数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="58"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="65"/>
         <source>bytes</source>
         <translation>字节数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="58"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="65"/>
         <source>Bytes the elements would need: elements x element size.</source>
         <translation>这些元素需要的字节数：元素数 × 元素大小。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="59"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="66"/>
         <source>storage bytes</source>
         <translation>存储字节数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="59"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="66"/>
         <source>Bytes of the whole allocation this value looks into (views share it).</source>
         <translation>该值所引用的整块内存的字节数（视图共享它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="60"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="67"/>
         <source>internal overlap</source>
         <translation>内部重叠</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="60"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="67"/>
         <source>True when two elements read the same bytes (after expand): in-place writes are unsafe.</source>
         <translation>两个元素读取相同字节时为 True（如 expand 之后）：原地写入不安全。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="61"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="68"/>
         <source>is a view</source>
         <translation>是视图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="61"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="68"/>
         <source>True when this value looks into memory owned by another value.</source>
         <translation>该值引用的是另一个值拥有的内存时为 True。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="62"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="69"/>
         <source>memory-mapped file</source>
         <translation>内存映射文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="62"/>
-        <source>The file whose pages hold these bytes, read only when used; edits never reach the file.</source>
-        <translation>保存这些字节的文件，用到时才读取；修改不会写回文件。</translation>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="46"/>
+        <source>copy-on-write: edits stay in memory</source>
+        <extracomment>item data role of a group row&apos;s language-independent key (&quot;Memory layout&quot;, &quot;statistics&quot;...) values with at most this many elements get their statistics synchronously item data role of a module&apos;s parameter or buffer row: its qualified name in the workspace a module&apos;s parameters (and buffers) listed at most, each; the Workspace panel has them all how a memory-mapped value&apos;s writes behave (core&apos;s MapInfo.mode -&gt; the shown text)</extracomment>
+        <translation>写时复制：修改只留在内存中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="63"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="47"/>
+        <source>read-only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="48"/>
+        <source>read-write: edits reach the file</source>
+        <translation>读写：修改会写回文件</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="69"/>
+        <source>The file whose pages hold these bytes, read only when used.</source>
+        <translation>保存这些字节的文件，用到时才读取。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="70"/>
+        <source>file offset</source>
+        <translation>文件偏移</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="70"/>
+        <source>The byte of the file where the first element lies (after the file&apos;s header).</source>
+        <translation>第一个元素在文件中所处的字节位置（在文件头之后）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="71"/>
+        <source>mapping</source>
+        <translation>映射方式</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="71"/>
+        <source>Whether a write reaches the file.</source>
+        <translation>写入是否会改到文件。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="72"/>
         <source>byte order</source>
         <translation>字节序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="63"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="72"/>
         <source>The order of bytes in each element; torch needs this machine&apos;s order.</source>
         <translation>每个元素内字节的排列顺序；torch 需要本机字节序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="64"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="73"/>
         <source>writeable</source>
         <translation>可写</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="64"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="73"/>
         <source>Whether the memory can be written to.</source>
         <translation>这块内存是否可以写入。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="66"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="75"/>
         <source>Autograd</source>
         <translation>自动微分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="67"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="76"/>
         <source>requires_grad</source>
         <translation>requires_grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="67"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="76"/>
         <source>True when autograd records operations on this tensor so gradients can flow to it.</source>
         <translation>autograd 会记录对该张量的运算、梯度能流到它时为 True。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="68"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="77"/>
         <source>is leaf</source>
         <translation>叶子节点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="68"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="77"/>
         <source>True for tensors created by you rather than computed; only leaves get .grad filled by backward().</source>
         <translation>由你直接创建（而非计算得到）的张量为 True；backward() 只填充叶子张量的 .grad。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="69"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="78"/>
         <source>grad_fn</source>
         <translation>grad_fn</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="69"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="78"/>
         <source>The autograd node that made this tensor; backward() starts here.</source>
         <translation>生成该张量的 autograd 节点；backward() 从这里开始。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="70"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="79"/>
         <source>grad</source>
         <translation>梯度 grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="70"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="79"/>
         <source>The accumulated gradient (shape and norm), or None.</source>
         <translation>累积的梯度（形状和范数），或 None。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="71"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="80"/>
         <source>retains grad</source>
         <translation>保留梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="71"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="80"/>
         <source>True after retain_grad(): this non-leaf keeps its gradient.</source>
         <translation>调用 retain_grad() 后为 True：这个非叶子张量会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="72"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="81"/>
         <source>version</source>
         <translation>版本号</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="72"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="81"/>
         <source>Counts in-place changes; autograd uses it to detect a saved tensor that was modified.</source>
         <translation>记录原地修改的次数；autograd 用它发现被修改过的已保存张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="73"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="82"/>
         <source>inference tensor</source>
         <translation>推理张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="73"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="82"/>
         <source>Made under torch.inference_mode(): it can never enter autograd.</source>
         <translation>在 torch.inference_mode() 下创建：永远不能进入 autograd。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="74"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="83"/>
         <source>parameter</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="74"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="83"/>
         <source>An nn.Parameter: a leaf that a module trains.</source>
         <translation>nn.Parameter：由模块训练的叶子张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="79"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="88"/>
         <source>parameters</source>
         <translation>参数量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="79"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="88"/>
         <source>How many numbers the module learns: the elements of all its parameters, a shared one counted once.</source>
         <translation>模块要学习多少个数：所有参数的元素总数，共享的参数只计一次。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="80"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="89"/>
         <source>trainable</source>
         <translation>可训练</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="80"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="89"/>
         <source>Elements of the parameters with requires_grad=True: what an optimizer updates; the others are frozen.</source>
         <translation>requires_grad=True 的参数的元素数：优化器会更新它们；其余的参数被冻结。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="81"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="90"/>
         <source>gradients</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="81"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="90"/>
         <source>How many parameters hold a .grad from backward(); zero_grad() clears them.</source>
         <translation>有多少个参数持有 backward() 算出的 .grad；zero_grad() 会清除它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="82"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="91"/>
         <source>buffers</source>
         <translation>缓冲区 buffers</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="82"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="91"/>
         <source>Tensors the module keeps but does not train (batch norm&apos;s running mean and variance); saved in its state_dict.</source>
         <translation>模块保存但不训练的张量（例如 batch norm 的滑动均值和方差），会存入它的 state_dict。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="83"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="92"/>
         <source>devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="83"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="92"/>
         <source>Where its parameters and buffers live; its inputs must be on the same device.</source>
         <translation>它的参数和缓冲区所在的设备；输入必须在同一设备上。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="84"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="93"/>
         <source>dtypes</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="84"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="93"/>
         <source>The dtypes of its parameters and buffers; floating inputs should have the parameters&apos; dtype.</source>
         <translation>它的参数和缓冲区的 dtype；浮点输入应与参数的 dtype 相同。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="85"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="94"/>
         <source>mode</source>
         <translation>模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="85"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="94"/>
         <source>train() or eval(): dropout and batch norm behave differently in each.</source>
         <translation>train() 或 eval()：dropout 和 batch norm 在两种模式下的行为不同。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="86"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="95"/>
         <source>submodules</source>
         <translation>子模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="86"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="95"/>
         <source>How many modules it contains at every depth (a shared one counted once).</source>
         <translation>它在各层级包含的模块数（共享的模块只计一次）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="87"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="96"/>
         <source>uninitialized</source>
         <translation>未初始化</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="87"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="96"/>
         <source>Parameters of a lazy module: they get their shape at the first forward pass.</source>
         <translation>惰性模块（lazy module）的参数：第一次前向计算时才确定形状。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="91"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="100"/>
         <source>min</source>
         <translation>最小值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="91"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="100"/>
         <source>The smallest finite value.</source>
         <translation>最小的有限值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="92"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="101"/>
         <source>max</source>
         <translation>最大值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="92"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="101"/>
         <source>The largest finite value.</source>
         <translation>最大的有限值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="93"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="102"/>
         <source>mean</source>
         <translation>均值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="93"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="102"/>
         <source>The average of the finite values (accumulated in float64).</source>
         <translation>有限值的平均值（以 float64 累加）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="94"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="103"/>
         <source>std</source>
         <translation>标准差</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="94"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="103"/>
         <source>The standard deviation of the finite values (population, ddof=0).</source>
         <translation>有限值的标准差（总体，ddof=0）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="95"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="104"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="95"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="104"/>
         <source>How many elements are Not a Number.</source>
         <translation>有多少个元素是 NaN（非数）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="96"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="105"/>
         <source>+Inf</source>
         <translation>+Inf</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="96"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="105"/>
         <source>How many elements are positive infinity.</source>
         <translation>有多少个元素是正无穷。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="97"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="106"/>
         <source>-Inf</source>
         <translation>-Inf</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="97"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="106"/>
         <source>How many elements are negative infinity.</source>
         <translation>有多少个元素是负无穷。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="98"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="107"/>
         <source>zeros</source>
         <translation>零的个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="98"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="107"/>
         <source>How many elements are exactly zero.</source>
         <translation>恰好等于零的元素个数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="99"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="108"/>
         <source>first non-finite</source>
         <translation>第一个非有限值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="99"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="108"/>
         <source>The index of the first NaN or Inf, in row-major order.</source>
         <translation>按行优先顺序第一个 NaN 或 Inf 的下标。</translation>
     </message>
@@ -1524,232 +1588,236 @@
 <context>
     <name>InspectorPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="202"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="211"/>
         <source>fact</source>
         <extracomment>groups to show collapsed and scroll positions to restore when statistics computed in the background arrive after a language switch (see :meth:`retranslate`)</extracomment>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="202"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="211"/>
         <source>value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="203"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="212"/>
         <source>statistics %p%</source>
         <translation>统计 %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="323"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="317"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="327"/>
         <source>repr</source>
         <translation>repr</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="374"/>
         <source>{0} ({1} frozen)</source>
         <translation>{0}（{1} 个被冻结）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="375"/>
         <source>training (train())</source>
         <translation>训练模式（train()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="375"/>
         <source>evaluation (eval())</source>
         <translation>评估模式（eval()）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="378"/>
         <source>{0}; 1 submodule in the other mode</source>
         <translation>{0}；1 个子模块处于另一模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="368"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="379"/>
         <source>{0}; {1} submodules in the other mode</source>
         <translation>{0}；有 {1} 个子模块处于另一种模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="370"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="381"/>
         <source>{0} in 1 tensor</source>
         <translation>{0}，共 1 个张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="382"/>
         <source>{0} in {1} tensors</source>
         <translation>{0}，共 {1} 个张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="372"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="383"/>
         <source>{0} of 1 parameter has .grad</source>
         <translation>1 个参数中有 {0} 个有 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="373"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="384"/>
         <source>{0} of {1} parameters have .grad</source>
         <translation>{1} 个参数中有 {0} 个有 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="374"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="385"/>
         <source>{0} (1 element)</source>
         <translation>{0}（1 个元素）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="375"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="386"/>
         <source>{0} ({1} elements)</source>
         <translation>{0} 个（{1} 个元素）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="395"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="406"/>
         <source>Module</source>
         <translation>模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="400"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="411"/>
         <source>Parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="401"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="412"/>
         <source>Buffers</source>
         <translation>缓冲区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="409"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="420"/>
         <source>{0} more: expand {1} in the Workspace panel</source>
         <translation>还有 {0} 个：在工作区面板中展开 {1} 查看</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="413"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="424"/>
         <source>not initialized yet (lazy module)</source>
         <translation>尚未初始化（惰性模块）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="421"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="432"/>
         <source>Double-click to inspect {0}.{1}</source>
         <translation>双击查看 {0}.{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="432"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="463"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="443"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="479"/>
         <source>How it was made</source>
         <translation>如何得到</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="436"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="447"/>
         <source>a parameter of {0} ({1})</source>
         <translation>{0}（{1}）的参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="437"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="448"/>
         <source>a buffer of {0} ({1})</source>
         <translation>{0}（{1}）的缓冲区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="438"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="449"/>
         <source>a submodule of {0} ({1})</source>
         <translation>{0}（{1}）的子模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="439"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="450"/>
         <source>belongs to</source>
         <translation>所属模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="440"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="451"/>
         <source>The module that holds it; the module&apos;s parameters(), state_dict() and optimizer include it.</source>
         <translation>持有它的模块；该模块的 parameters()、state_dict() 和优化器都包含它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="442"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="453"/>
         <source>code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="443"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
         <source>How to reach it in Python.</source>
         <translation>在 Python 中如何访问它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="447"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="458"/>
         <source>shared with</source>
         <translation>共享于</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="448"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="459"/>
         <source>The same object is registered under this name too: a change to one is a change to the other.</source>
         <translation>同一个对象也以这个名字注册：改动其中一个就是改动另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
         <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="465"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="481"/>
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="454"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="465"/>
-        <source>handed in (file or explore())</source>
-        <translation>直接传入（文件或 explore()）</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="456"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="468"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="467"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="484"/>
         <source>statement</source>
         <translation>语句</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="457"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="468"/>
         <source>The code that bound {0}, the module it belongs to.</source>
         <translation>绑定 {0}（它所属的模块）的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="469"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="472"/>
+        <source>opened from {0}</source>
+        <translation>打开自 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="473"/>
+        <source>handed in (explore() or the API)</source>
+        <translation>直接传入（explore() 或 API）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="485"/>
         <source>The code that bound this name.</source>
         <translation>绑定这个名字的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="471"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="487"/>
         <source>grad mode</source>
         <translation>梯度模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="472"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="488"/>
         <source>The autograd mode in force when it was made.</source>
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="476"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="492"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="519"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="537"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="528"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="546"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="529"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="547"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="665"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="683"/>
         <source>No common mistakes found.</source>
         <translation>没有发现常见错误。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="666"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="684"/>
         <source>Select a value to inspect it.</source>
         <translation>选择一个值来检查它。</translation>
     </message>
@@ -2281,291 +2349,330 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="270"/>
         <source>Each grey strip is one block of memory (an allocation), its bytes numbered from 0. Each coloured row under it is a value, drawn on the bytes it reads. Values in the same strip share memory; a separate strip is separate memory. Hover a cell to light up every element that reads the same bytes.</source>
         <translation>每个灰色条带是一块内存（一次分配），字节从 0 开始编号。条带下方每一行彩色格子是一个值，画在它读取的字节上。在同一条带中的值共享内存；不同条带就是不同的内存。把鼠标停在一个格子上，读取相同字节的所有元素都会亮起来。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="282"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="276"/>
         <source>Values that share memory</source>
         <translation>共享内存的值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="280"/>
         <source>a</source>
         <translation>a</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="280"/>
         <source>b</source>
         <translation>b</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="280"/>
         <source>relation</source>
         <translation>关系</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="280"/>
         <source>shared bytes</source>
         <translation>共享字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="288"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="281"/>
         <source>why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="358"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="351"/>
         <source>alias: the same bytes</source>
         <translation>别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="359"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="352"/>
         <source>overlap: some bytes in common</source>
         <translation>重叠：有部分共同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="360"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="353"/>
         <source>same storage, different bytes</source>
         <translation>同一存储，不同字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="369"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="362"/>
         <source>Both read exactly the same bytes: writing one changes the other.</source>
         <translation>两者读取完全相同的字节：写入一个就会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="370"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="363"/>
         <source>They share some bytes, and each has bytes the other lacks.</source>
         <translation>它们有部分共同的字节，并且各自都有对方没有的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="364"/>
         <source>One allocation, but no byte in common: writing one never changes the other.</source>
         <translation>同一块内存，但没有共同的字节：写入一个永远不会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="280"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="274"/>
         <source>Hover a cell: its bytes and every element that reads them light up. Wheel over a strip zooms into its bytes; double-click zooms out.</source>
         <translation>鼠标停在格子上：它的字节以及读取这些字节的所有元素都会亮起。在条带上滚动滚轮可放大字节；双击缩小。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="273"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="267"/>
         <source>Grey strip = one block of memory. Rows = values, drawn on the bytes they read. Same strip = shared memory. Hover a cell.</source>
-        <extracomment>drawings with at most this many rows (strip headers and values) get all their items at once scene items are made for this far above and below the visible part (pixels, at scale 1) longest one turn of laying the drawing&apos;s rows out (the rest: next turns), and the rows it lays out at least (a screenful)</extracomment>
+        <extracomment>drawings with at most this many rows (strip headers and values) get all their items at once scene items are made for this far above and below the visible part (pixels, at scale 1) longest one turn of laying the drawing&apos;s rows out (the rest: next turns, one slice of :class:`~.memory_relations.Slices` each), and the rows it lays out at least (a screenful)</extracomment>
         <translation>灰色条带 = 一块内存。每一行 = 一个值，画在它读取的字节上。同一条带 = 共享内存。把鼠标停在格子上试试。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="354"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="347"/>
         <source>contains: {1} is part of {0}</source>
         <translation>包含：{1} 是 {0} 的一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="356"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="349"/>
         <source>inside: {0} is part of {1}</source>
         <translation>位于其中：{0} 是 {1} 的一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="366"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="359"/>
         <source>Every byte of {1} is also a byte of {0} ({1} is a slice, column or diagonal of {0}): writing {1} changes {0}.</source>
         <translation>{1} 的每个字节也是 {0} 的字节（{1} 是 {0} 的切片、列或对角线）：写入 {1} 会改变 {0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="370"/>
         <source>overlap? counting…</source>
         <translation>重叠？正在计数…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="498"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="493"/>
         <source>The memory drawing failed: {0}</source>
         <translation>内存图绘制失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="547"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="543"/>
         <source>Counting the shared bytes of 1 pair…</source>
         <translation>正在计算 1 对值的共享字节…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="544"/>
         <source>Counting the shared bytes of {0} pairs…</source>
         <translation>正在计算 {0} 对值的共享字节…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="550"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="546"/>
         <source>Own memory (no other value reads its bytes): {0}</source>
         <translation>独占内存（没有其他值读取它的字节）：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="553"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="549"/>
         <source>Not tensors or arrays, not drawn: {0}</source>
         <translation>不是张量或数组，未绘制：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="722"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="729"/>
         <source>No tensors or arrays in the workspace yet.</source>
         <translation>工作区中还没有张量或数组。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="731"/>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="784"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="738"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="791"/>
         <source>bytes</source>
         <translation>字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="757"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="764"/>
         <source>Only {0} reads this memory: it has bytes of its own.</source>
         <translation>只有 {0} 读取这块内存：它拥有自己的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="767"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="774"/>
         <source>no bytes</source>
         <translation>没有字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="787"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="794"/>
         <source>bytes {0}–{1} of {2}, drawn as ranges</source>
         <translation>{2} 中的字节 {0}–{1}，按区间绘制</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="789"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="796"/>
         <source>bytes {0}–{1} of {2}</source>
         <translation>{2} 中的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="929"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="947"/>
         <source>Allocation {0}: none, on {1}</source>
         <translation>内存块 {0}：无，位于 {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="930"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="948"/>
         <source>{0} bytes</source>
         <translation>{0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="932"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="950"/>
         <source> ({0} bytes)</source>
         <translation>（{0} 字节）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="934"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="952"/>
         <source>Allocation {0}: {1}{2} on {3}</source>
         <translation>内存块 {0}：{1}{2}，位于 {3}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="936"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="954"/>
         <source>, one cell = {0} bytes</source>
         <translation>，每格 = {0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="938"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="956"/>
         <source>, owner: {0}</source>
         <translation>，所有者：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="942"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="960"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="942"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="960"/>
         <source>NumPy array</source>
         <translation>NumPy 数组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="951"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="969"/>
         <source>stride {0}</source>
         <translation>步长 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="952"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="970"/>
         <source>offset {0}</source>
         <translation>偏移 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="956"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="974"/>
         <source>version {0} → {1}</source>
         <translation>版本 {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="958"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="976"/>
         <source>version {0}</source>
         <translation>版本 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="960"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="978"/>
         <source>up to {0} elements read one element&apos;s bytes</source>
         <translation>最多有 {0} 个元素读取同一个元素的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="962"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="980"/>
         <source>×{0}: each cell is read by {0} elements</source>
         <translation>×{0}：每个格子被 {0} 个元素读取</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="970"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="988"/>
         <source>changed by the last write: {0} cell(s), outlined</source>
         <translation>被上次写入改变：{0} 个格子（已描边）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="972"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="990"/>
         <source>; version unchanged: torch does not count writes made through NumPy</source>
         <translation>；版本号不变：torch 不记录通过 NumPy 的写入</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="980"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="998"/>
         <source>alias of {0}: the same bytes</source>
         <translation>{0} 的别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="981"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="999"/>
         <source>view inside {0}: part of its bytes</source>
         <translation>{0} 内部的视图：它的部分字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1110"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1128"/>
         <source>: bytes {0}–{1} of allocation {2}.</source>
         <translation>：内存块 {2} 的字节 {0}–{1}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1119"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1137"/>
         <source> and {0} more</source>
         <translation> 以及另外 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1121"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1139"/>
         <source>The same bytes are read by: {0}.</source>
         <translation>读取相同字节的还有：{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1123"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1141"/>
         <source>No other element reads these bytes.</source>
         <translation>没有其他元素读取这些字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1126"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1144"/>
         <source>Not by {0}: separate memory.</source>
         <translation>{0} 不读取：它是独立的内存。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1144"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1162"/>
         <source>Bytes {0}–{1} of allocation {2}</source>
         <translation>内存块 {2} 的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1147"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1165"/>
         <source>read by {0}.</source>
         <translation>被 {0} 读取。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1150"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="1168"/>
         <source>no value reads them.</source>
         <translation>没有值读取它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="544"/>
+        <location filename="../../src/tensor_explorer/qt/memory_panel.py" line="540"/>
         <source>No two values share memory.</source>
         <translation>没有两个值共享内存。</translation>
+    </message>
+</context>
+<context>
+    <name>MultiscaleHeatmap</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="116"/>
+        <source>colours</source>
+        <extracomment>colour ranges the heatmap offers (:meth:`MultiscaleHeatmap.set_levels_mode`)</extracomment>
+        <translation>颜色</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="117"/>
+        <source>min to max</source>
+        <translation>最小到最大</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="118"/>
+        <source>{lo:g}% to {hi:g}%</source>
+        <translation>{lo:g}% 到 {hi:g}%</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="120"/>
+        <source>± around 0</source>
+        <translation>以 0 为中心 ±</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="125"/>
+        <source>Colour range of the heatmap: the exact smallest to largest value; the {lo:g}th to {hi:g}th percentile, estimated from up to {n} evenly spread elements; or symmetric around 0</source>
+        <translation>热图的颜色范围：精确的最小值到最大值；第 {lo:g} 到第 {hi:g} 百分位数（由至多 {n} 个均匀分布的元素估计）；或以 0 为中心对称</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="453"/>
+        <source>{lo} to {hi}</source>
+        <translation>{lo} 到 {hi}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="459"/>
+        <source>block [{r0}–{r1}, {c0}–{c1}]</source>
+        <translation>区块 [{r0}–{r1}, {c0}–{c1}]</translation>
     </message>
 </context>
 <context>
@@ -2574,6 +2681,59 @@
         <location filename="../../src/tensor_explorer/qt/run_controller.py" line="50"/>
         <source>A program is still running; stop it first.</source>
         <translation>还有一个程序在运行；请先停止它。</translation>
+    </message>
+</context>
+<context>
+    <name>TableTools</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="240"/>
+        <source>Go to index…</source>
+        <translation>转到下标…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="241"/>
+        <source>Show and select the cell at an index you type</source>
+        <translation>显示并选中你输入的下标所在的单元格</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="242"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="243"/>
+        <source>Copy as CSV</source>
+        <translation>复制为 CSV</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="244"/>
+        <source>Copy as NumPy literal</source>
+        <translation>复制为 NumPy 字面量</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="291"/>
+        <source>Type an index, like 1, 1</source>
+        <translation>请输入下标，例如 1, 1</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="293"/>
+        <source>This value has no axes to go to</source>
+        <translation>这个值没有可以转到的轴</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="295"/>
+        <source>{text} is not a whole number</source>
+        <translation>{text} 不是整数</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="297"/>
+        <source>Give {ndim} indices, one per axis (got {given})</source>
+        <translation>需要 {ndim} 个下标，每个轴一个（现在有 {given} 个）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="300"/>
+        <source>{index} is outside axis {axis} (size {size})</source>
+        <translation>{index} 超出了第 {axis} 轴的范围（长度 {size}）</translation>
     </message>
 </context>
 <context>
@@ -2793,172 +2953,207 @@
 <context>
     <name>ValuesPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="376"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="244"/>
         <source>Chart</source>
         <extracomment>every view the panel can show (``ValuesPanel.current_view()``) at most this many cells in view get their number drawn in the heatmap most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)</extracomment>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="376"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="244"/>
         <source>Table</source>
         <translation>表格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="245"/>
         <source>Draw the values (number, plot or heatmap) or list them in a table</source>
         <translation>以图形（数字、曲线或热图）显示数值，或以表格列出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="379"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="247"/>
         <source>show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="381"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="249"/>
         <source>magnitude |z|</source>
         <translation>模 |z|</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="381"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="249"/>
         <source>phase (radians)</source>
         <translation>相位（弧度）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="382"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="933"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="250"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="880"/>
         <source>real part</source>
         <translation>实部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="382"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="933"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="250"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="880"/>
         <source>imaginary part</source>
         <translation>虚部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="383"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="251"/>
         <source>Which part of the complex numbers is drawn</source>
         <translation>绘制复数的哪一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="384"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="252"/>
         <source>rows</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="253"/>
         <source>columns</source>
         <translation>列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="386"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="254"/>
         <source>The axis drawn downwards</source>
         <translation>纵向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="387"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="255"/>
         <source>The axis drawn across</source>
         <translation>横向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="388"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="256"/>
         <source>computing preview… %p%</source>
         <translation>正在计算预览… %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="409"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="442"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="279"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="313"/>
         <source>No value selected.</source>
         <translation>未选择任何值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="573"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="440"/>
+        <source>Not copied: {cells} cells are selected; at most {limit} can be copied</source>
+        <translation>未复制：选中了 {cells} 个单元格，最多只能复制 {limit} 个</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="444"/>
+        <source>Nothing to copy: select cells in the table</source>
+        <translation>没有可复制的内容：请先在表格中选中单元格</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="454"/>
+        <source>Copied 1 cell</source>
+        <translation>已复制 1 个单元格</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="455"/>
+        <source>Copied {n} cells</source>
+        <translation>已复制 {n} 个单元格</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="526"/>
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="576"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="529"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="399"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="595"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="924"/>
+        <source>in all</source>
+        <translation>（全部）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="269"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="548"/>
         <source>axis {axis} ({size})</source>
         <translation>轴 {axis}（{size}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="404"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="623"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="928"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="929"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="576"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="875"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="876"/>
         <source>axis {axis}</source>
         <translation>轴 {axis}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="406"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="628"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="581"/>
         <source>Which index of axis {axis} is shown</source>
         <translation>显示轴 {axis} 的哪个下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="645"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="598"/>
         <source>index {i} of 0–{last}</source>
         <translation>下标 {i}（0–{last}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="417"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="703"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="657"/>
         <source>computing preview…</source>
         <translation>正在计算预览…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="924"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="871"/>
         <source>index</source>
         <translation>下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="932"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="879"/>
         <source>magnitude</source>
         <translation>模</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="932"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="879"/>
         <source>phase</source>
         <translation>相位</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="941"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="891"/>
         <source>preview: 1 of every {r} elements of {size}</source>
         <translation>预览：{size} 中每 {r} 个元素取 1 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="945"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="895"/>
         <source>preview: 1 of every {r} rows and 1 of every {c} columns of {size}</source>
         <translation>预览：{size} 中每 {r} 行取 1 行、每 {c} 列取 1 列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="948"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="899"/>
+        <source>zoomed in: exact elements</source>
+        <translation>已放大：显示的是精确元素</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="901"/>
+        <source>each cell drawn as the extreme of its block</source>
+        <translation>每个格子画的是它所在区块的极值</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="903"/>
+        <source>looking for NaN, Inf and extremes…</source>
+        <translation>正在查找 NaN、Inf 和极值…</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="905"/>
         <source>1 = True, 0 = False</source>
         <translation>1 = True，0 = False</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="953"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="910"/>
         <source>showing {expr}</source>
         <translation>显示 {expr}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="965"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="924"/>
         <source>shown</source>
         <translation>已显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="968"/>
-        <source>row and column headers give the true index</source>
-        <translation>行列标题给出真实下标</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="1139"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="1090"/>
         <source>Not written: </source>
         <translation>未写入：</translation>
     </message>
@@ -3036,22 +3231,22 @@ or type code below.</source>
         <translation>拒绝重命名：{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="526"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="549"/>
         <source>… {0} more</source>
         <translation>…… 还有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="527"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="550"/>
         <source>Select to show the next {0}.</source>
         <translation>选中以显示接下来的 {0} 个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="534"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="557"/>
         <source>The same module as {0}; its members are listed there.</source>
         <translation>与 {0} 是同一个模块；它的成员列在那里。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="536"/>
+        <location filename="../../src/tensor_explorer/qt/workspace_panel.py" line="559"/>
         <source>The same tensor as {0}: a change to one is a change to the other.</source>
         <translation>与 {0} 是同一个张量：改动其中一个就是改动另一个。</translation>
     </message>

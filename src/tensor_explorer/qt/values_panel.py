@@ -451,7 +451,8 @@ class ValuesPanel(QtWidgets.QWidget):
         else:
             text = copy_text.to_tsv(cells)
         QtWidgets.QApplication.clipboard().setText(text)
-        self.hover.setText(self.tr("Copied {n} cells").format(n=f"{cells.size:,}"))
+        self.hover.setText(self.tr("Copied 1 cell") if cells.size == 1 else
+                           self.tr("Copied {n} cells").format(n=f"{cells.size:,}"))
         return True
 
     def go_to(self, index: Any) -> None:
