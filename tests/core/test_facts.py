@@ -272,3 +272,17 @@ def test_slices_of_a_numpy_memmap_map_from_their_own_byte(tmp_path) -> None:
         assert (f.mapped_file, f.mapped_offset) == (str(p), header + 4 * first)
         assert f.storage_offset == first and f.storage_nbytes == 400
         assert f.is_view is (view is not mm)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_an_array_read_from_a_file_is_not_a_view(tmp_path, order: str) -> None:
+    # like np.load's arrays: read into memory the array owns (a .npy, or a .npz member)
+    data = np.asarray(np.arange(12.0).reshape(3, 4), order=order)
+    np.save(tmp_path / "a.npy", data)
+    np.savez_compressed(tmp_path / "b.npz", m=data)
+    np.savez(tmp_path / "c.npz", m=data)
+    with tx.load_arrays(tmp_path / "b.npz") as b, tx.load_arrays(tmp_path / "c.npz") as c:
+        for a in (tx.load_array(tmp_path / "a.npy"), b["m"], c["m"]):
+            assert np.array_equal(a, data) and a.flags.f_contiguous == (order == "F")
+            f = tx.describe(a)
+            assert f.is_view is False and a.base is None and f.mapped_file is None

@@ -238,7 +238,7 @@ def test_shared_parameter_and_handed_in_module(qtbot: QtBot, make_window) -> Non
     qtbot.waitUntil(lambda: inspector.name == "model.bias")
     items = [inspector.tree.topLevelItem(0).child(i).text(1)
              for i in range(inspector.tree.topLevelItem(0).childCount())]
-    assert tr("InspectorPanel", "handed in (file or explore())") in items
+    assert tr("InspectorPanel", "handed in (explore() or the API)") in items
     assert panel.current_name() == "model.bias"
 
 

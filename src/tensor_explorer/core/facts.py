@@ -217,7 +217,12 @@ class Badge:
 
 
 def short_dtype(dtype: torch.dtype | np.dtype) -> str:
-    """``torch.float32`` -> ``float32``; NumPy dtypes as NumPy spells them."""
+    """``torch.float32`` -> ``float32``; NumPy dtypes as NumPy spells them; a record (a
+    structured dtype) by its fields: ``record: x, pos, when``."""
+    names = getattr(dtype, "names", None)
+    if names:
+        text = "record: " + ", ".join(names)
+        return text if len(text) <= 40 else text[:39] + "…"
     return str(dtype).removeprefix("torch.")
 
 
@@ -247,7 +252,7 @@ def badges(value: Any) -> list[Badge]:
     if isinstance(value, np.ndarray):
         return [
             Badge("shape", shape_text(value.shape)),
-            Badge("dtype", str(value.dtype)),
+            Badge("dtype", short_dtype(value.dtype)),
             Badge("type", "ndarray"),
         ]
     if isinstance(value, torch.nn.Module):

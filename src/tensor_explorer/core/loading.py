@@ -357,16 +357,15 @@ def _map(source: str | IO[bytes], header: NpyHeader, offset: int, label: str) ->
 
 
 def _read_into(f: IO[bytes], header: NpyHeader, name: str) -> np.ndarray:
-    buf = bytearray(header.data_nbytes)
-    view = memoryview(buf)
+    arr = np.empty(header.shape, dtype=header.dtype, order="F" if header.fortran_order else "C")
+    view = memoryview(_bytes(arr))
     got = 0
     while got < header.data_nbytes:
         n = f.readinto(view[got:])  # type: ignore[attr-defined]
         if not n:
             raise _fail(name, "file is truncated: the data ends early")
         got += n
-    flat = np.frombuffer(buf, dtype=header.dtype)
-    return flat.reshape(header.shape, order="F" if header.fortran_order else "C")
+    return arr
 
 
 # ---------------------------------------------------------------------------- public API
@@ -756,27 +755,27 @@ class NpzArrays(Mapping[str, np.ndarray]):
                     arr = _map(f, h, data_at, label)
                 self._check_mapped(fd, member)
                 return _note(arr, h)
-            raw = _empty_for(h, label)
-            view = raw.data
+            arr = _empty_for(h, label)
+            view = _bytes(arr).data
             if _pread_into(fd, view, data_at) != h.data_nbytes:
                 raise _fail(label, "file is truncated: the data ends early")
             crc = zlib.crc32(view, _crc_of(fd, member.start, h.header_nbytes))
             if h.trailing:
                 crc = _crc_of(fd, data_at + h.data_nbytes, h.trailing, crc)
             self._set_checked(member, crc)
-            return _note(_shaped(raw, h), h)
+            return _note(arr, h)
         if info.compress_type == zipfile.ZIP_DEFLATED:
             inflater = _Inflater(fd, member.start, info.compress_size, label)
             _same_header(parse_header(inflater, info.file_size, label), h, label)
-            raw = _empty_for(h, label)
-            inflater.readinto(raw.data, skip=h.trailing)
+            arr = _empty_for(h, label)
+            inflater.readinto(_bytes(arr).data, skip=h.trailing)
             self._set_checked(member, inflater.crc)
-            return _note(_shaped(raw, h), h)
+            return _note(arr, h)
         # bzip2 / lzma (NumPy never writes them): zipfile streams and checks the CRC itself
         with open(fd, "rb", closefd=False) as f, zipfile.ZipFile(f) as zf, zf.open(info) as src:
             _same_header(parse_header(src, info.file_size, label), h, label)
-            raw = _empty_for(h, label)
-            view = raw.data
+            arr = _empty_for(h, label)
+            view = _bytes(arr).data
             pos = 0
             while pos < len(view):
                 chunk = src.read(min(_OUT_CHUNK, len(view) - pos))
@@ -793,7 +792,7 @@ class NpzArrays(Mapping[str, np.ndarray]):
             if src.read(1):
                 raise _fail(label, "the member holds more bytes than it declares")
         self._checks[member.key] = _Check(True)
-        return _note(_shaped(raw, h), h)
+        return _note(arr, h)
 
     def _set_checked(self, member: _Member, crc: int) -> None:
         if crc != member.info.CRC:
@@ -826,12 +825,15 @@ def _empty_for(header: NpyHeader, label: str) -> np.ndarray:
     if header.data_nbytes > limit:
         raise _fail(label, f"{header.data_nbytes:,} bytes do not fit in memory "
                            f"({limit:,} bytes available)")  # fmt: skip
-    return np.empty(header.data_nbytes, dtype=np.uint8)
+    return np.empty(header.shape, dtype=header.dtype, order="F" if header.fortran_order else "C")
 
 
-def _shaped(raw: np.ndarray, header: NpyHeader) -> np.ndarray:
-    flat = raw.view(header.dtype)
-    return flat.reshape(header.shape, order="F" if header.fortran_order else "C")
+def _bytes(arr: np.ndarray) -> np.ndarray:
+    """The memory of a freshly made (C or Fortran contiguous) array as writable bytes, in the
+    order a ``.npy`` file holds them: the array is filled in place and owns its memory (it is
+    nobody's view, as a value made by ``np.load`` is not)."""
+    c_order = arr.T if arr.flags.f_contiguous and not arr.flags.c_contiguous else arr
+    return c_order.reshape(-1).view(np.uint8)
 
 
 def _local_data_start(f: IO[bytes], info: zipfile.ZipInfo, name: str) -> int:

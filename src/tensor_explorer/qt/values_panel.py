@@ -25,6 +25,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from ..core import copy_text, preview, value_table
+from ..core.facts import short_dtype
 from ..core.preview import Plane
 from ..core.value_table import SelectionTooLarge, ValueTable
 from . import fonts, theme
@@ -530,7 +531,7 @@ class ValuesPanel(QtWidgets.QWidget):
         where = ""
         if hasattr(v, "device") and getattr(v.device, "type", "cpu") != "cpu":
             where = f" · {v.device}"
-        return f"<b>{name}</b> &nbsp; {shape} · {v.dtype}{where}"
+        return f"<b>{name}</b> &nbsp; {shape} · {html.escape(short_dtype(v.dtype))}{where}"
 
     def _set_controls(self, value: Any) -> None:
         nd = value.ndim if value is not None else -1
