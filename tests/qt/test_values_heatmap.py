@@ -229,3 +229,20 @@ def test_a_new_value_cancels_the_summary_and_region(panel: ValuesPanel, qtbot: Q
     QtCore.QCoreApplication.processEvents()
     assert panel.heatmap.summary is None and panel.plane() is not None
     assert panel.plane().shape == (2, 2)
+
+
+def test_the_hover_line_follows_the_exact_read_under_a_still_pointer(
+        panel: ValuesPanel, qtbot: QtBot, big_file: tuple[Path, list[tuple[int, int]]]) -> None:
+    # seen in the real window: after a wheel zoom the line kept describing the preview cell
+    # hovered during the zoom, under "zoomed in: exact elements"
+    path, _nans = big_file
+    arr = np.load(path, mmap_mode="r")
+    with qtbot.waitSignal(panel.plane_shown, timeout=10_000):
+        panel.set_value("a", arr)
+    panel.show()
+    QtCore.QCoreApplication.processEvents()
+    _zoom(panel, 300, 340, 600, 640)
+    vb = panel.heat_item.getViewBox()
+    panel.heat_widget.scene().sigMouseMoved.emit(vb.mapViewToScene(QtCore.QPointF(617, 321)))
+    qtbot.waitUntil(lambda: panel.hover.text().startswith("[321, 617] = "), timeout=10_000)
+    assert np.float32(panel.hover.text().split(" = ", 1)[1]) == arr[321, 617]

@@ -105,6 +105,7 @@ class ValuesPanel(QtWidgets.QWidget):
         self._slider_names: dict[int, QtWidgets.QLabel] = {}
         self._hover_cell: tuple[int, ...] | None = None  # the cell the hover line describes
         self._refusal: str | None = None  # the reason on the status line, if a refusal is shown
+        self._heat_pos: Any = None  # where the pointer last hovered the heatmap (scene)
         self._build()
         self._set_texts()
         theme.state().changed.connect(self._restyle)
@@ -794,6 +795,8 @@ class ValuesPanel(QtWidgets.QWidget):
         if self._task is None and self._refusal is None:
             self.status.setText(self._status_text(plane))
         self._labels_timer.start()
+        if self._heat_pos is not None:  # the pointer has not moved: what is under it now
+            self._on_heat_hover((self._heat_pos,))
 
     def shown_cell_labels(self) -> dict[tuple[int, int], str]:
         """(row, column) index along the displayed axes -> the number drawn in that cell (for
@@ -935,8 +938,10 @@ class ValuesPanel(QtWidgets.QWidget):
         pos = event[0]
         vb = self.heat_item.getViewBox()
         if not vb.sceneBoundingRect().contains(pos):
+            self._heat_pos = None
             self._set_hover(None)
             return
+        self._heat_pos = pos
         p = vb.mapSceneToView(pos)
         hit = self.heatmap.locate(p.x(), p.y())
         if hit is None:
