@@ -360,3 +360,21 @@ def test_explanations_name_the_values_the_line_reads(restricted: bool) -> None:
     assert "out is 1-D, shape (3,)" in err.explanation
     assert "Do not convert ys with .float()" in err.explanation
     assert dict(err.operands) == {"out": "tensor (3,) float32 cpu", "ys": "tensor (3,) int64 cpu"}
+
+
+def test_the_device_mismatch_explanation_says_what_to_returns() -> None:
+    # issue #18: Tensor.to returns the same tensor when nothing changes; Module.to is in place
+    x = torch.zeros(2)
+    assert x.to("cpu") is x
+    net = torch.nn.Linear(2, 2)
+    assert net.to("meta") is net and net.weight.device.type == "meta"
+    from tensor_explorer.core.explain import explain
+
+    model = torch.nn.Linear(3, 2).to("meta")  # the same cause as cpu vs cuda, on any machine
+    with pytest.raises(RuntimeError) as info:
+        model(torch.zeros(4, 3))
+    e = explain(info.value)
+    assert e is not None and e.kind == "device-mismatch"
+    assert "the same tensor when it is already there" in e.text_in("en")
+    assert "Module.to() moves the module itself" in e.text_in("en")
+    assert "本来就在那里时返回原张量" in e.text_in("zh")

@@ -144,11 +144,14 @@ _RULES: list[_Rule] = [
             "CPU and one on a GPU, or one on 'meta'). An operation runs on one device, so every "
             "operand must be there. Move them to one device at the batch boundary with "
             ".to(device): the model's parameters, the features and the labels must agree. "
-            "Remember that .to() returns a new tensor; it does not move the old one.",
+            "Tensor.to() returns a tensor on that device (the same tensor when it is already "
+            "there) and leaves the original where it was: use what it returns. Module.to() "
+            "moves the module itself.",
             "这次运算用到的张量位于不同的设备上（例如一个在 CPU、一个在 GPU，"
             "或者有一个在 'meta' 上）。一次运算只在一个设备上执行，所以每个操作数都必须在那里。"
             "请在 batch 边界用 .to(device) 把它们放到同一个设备上：模型参数、features 和 labels "
-            "的设备必须一致。注意 .to() 返回一个新张量，不会移动原来的那个。",
+            "的设备必须一致。注意 Tensor.to() 返回目标设备上的张量（本来就在那里时返回原张量），"
+            "不会移动原来的那个，要用它的返回值；Module.to() 则原地移动模型本身。",
         ),
     ),
     (
