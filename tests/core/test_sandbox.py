@@ -501,3 +501,20 @@ def test_every_refusal_says_what_to_do(arena: tuple[tx.Workspace, Path], source:
     if info.value.kind == "refused":
         message = info.value.torch_message or ""
         assert message.endswith(sandbox.TRUST_HINT) and message.count(sandbox.TRUST_HINT) == 1
+
+
+def test_mixed_precision_runs_restricted_and_amp_stays_out() -> None:
+    # the course writes torch.autocast: it only chooses the dtype operations compute in
+    ws = tx.Workspace(restricted=True)
+    ws.run("with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
+           "    fast = torch.ones(2, 3) @ torch.ones(3, 2)\n"
+           "    inside = torch.is_autocast_enabled('cpu')\n"
+           "outside = torch.is_autocast_enabled('cpu')")
+    with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        want = torch.ones(2, 3) @ torch.ones(3, 2)
+    assert ws["fast"].dtype == want.dtype == torch.bfloat16 and torch.equal(ws["fast"], want)
+    assert (ws["inside"], ws["outside"]) == (True, False)
+    for bad in ("a = torch.amp", "a = torch.autocast.__enter__", "a = torch.set_autocast_enabled"):
+        with pytest.raises(tx.ProgramError) as info:
+            ws.run(bad)
+        assert info.value.kind == "refused"

@@ -374,6 +374,9 @@ _TORCH_DENY_PARTS = ("cudnn", "miopen", "mkldnn", "fbgemm", "quantiz", "autocast
                      "dlpack", "sparse_", "vulkan", "_ir")  # fmt: skip
 _TORCH_SETTERS_OK = frozenset({"set_grad_enabled", "set_default_dtype", "set_printoptions",
                                "set_rng_state"})  # fmt: skip
+# mixed precision, as the course writes it: the context manager and what it reports (it changes
+# only which dtype operations inside its block compute in)
+_TORCH_AUTOCAST_OK = frozenset({"autocast", "is_autocast_enabled", "get_autocast_dtype"})
 _TORCH_EXTRA = frozenset(
     {"set_default_dtype", "set_grad_enabled", "broadcast_shapes", "unique", "strided",
      "channels_last", "contiguous_format", "preserve_format", "sparse_coo", "pca_lowrank",
@@ -416,6 +419,8 @@ def _members(module: Any, names: Iterable[str], keep: Callable[[str, Any], bool]
 
 
 def _torch_keep(name: str, value: Any) -> bool:
+    if name in _TORCH_AUTOCAST_OK:
+        return True
     if name in _TORCH_DENY or any(part in name for part in _TORCH_DENY_PARTS):
         return False
     if name.startswith("set_") and name not in _TORCH_SETTERS_OK:
