@@ -358,7 +358,7 @@ def _map(source: str | IO[bytes], header: NpyHeader, offset: int, label: str) ->
 
 def _read_into(f: IO[bytes], header: NpyHeader, name: str) -> np.ndarray:
     arr = np.empty(header.shape, dtype=header.dtype, order="F" if header.fortran_order else "C")
-    view = memoryview(_bytes(arr))
+    view = _bytes(arr).data
     got = 0
     while got < header.data_nbytes:
         n = f.readinto(view[got:])  # type: ignore[attr-defined]
