@@ -98,3 +98,16 @@ class FlowLayout(QtWidgets.QLayout):
             line = max(line, size.height())
         finish_row()
         return y + line - rect.y() + m.bottom()
+
+
+def together(*widgets: QtWidgets.QWidget) -> QtWidgets.QWidget:
+    """Widgets kept side by side on one line of a wrapping row (a label and its field)."""
+    if len(widgets) == 1:
+        return widgets[0]
+    box = QtWidgets.QWidget()
+    row = QtWidgets.QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(4)
+    for w in widgets:
+        row.addWidget(w)
+    return box

@@ -44,6 +44,7 @@ from ..core.graph_texts import GradientInputError, parse_gradient, shape_text, s
 from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .flow_layout import FlowLayout
+from .flow_layout import together as _together
 from .graph_details import GraphDetails
 from .graph_history import GradHistoryView
 from .graph_view import Drawing, GraphView, TextMetrics, compute_drawing
@@ -75,19 +76,6 @@ def _noop(text: str) -> str:
 # (listed for pyside6-lupdate: the two texts above, said through _noop)
 _NOOP = (QT_TRANSLATE_NOOP("GraphPanel", "Wait: {0}"),
          QT_TRANSLATE_NOOP("GraphPanel", "{0} failed: {1}"))
-
-
-def _together(*widgets: QtWidgets.QWidget) -> QtWidgets.QWidget:
-    """Widgets kept side by side on one line of a wrapping row (a label and its field)."""
-    if len(widgets) == 1:
-        return widgets[0]
-    box = QtWidgets.QWidget()
-    row = QtWidgets.QHBoxLayout(box)
-    row.setContentsMargins(0, 0, 0, 0)
-    row.setSpacing(4)
-    for w in widgets:
-        row.addWidget(w)
-    return box
 
 
 class ItemsCombo(QtWidgets.QComboBox):

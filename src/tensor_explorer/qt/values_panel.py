@@ -29,6 +29,7 @@ from ..core.facts import short_dtype
 from ..core.preview import Plane
 from ..core.value_table import SelectionTooLarge, ValueTable
 from . import fonts, theme
+from .flow_layout import FlowLayout, together
 from .values_heatmap import MultiscaleHeatmap
 from .values_table import TableTools, ValuesTableModel
 from .workers import Task
@@ -135,11 +136,12 @@ class ValuesPanel(QtWidgets.QWidget):
         self.row_axis_box.activated.connect(lambda _i: self._on_axis_box(0))
         self.col_axis_box.activated.connect(lambda _i: self._on_axis_box(1))
 
+        # the title and the view chooser on one line; the other controls wrap onto more lines
+        # (each label with its field) in a narrow dock or at a projector's text size
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.title, 1)
-        for w in (self.part_label, self.part_box, self.rows_label, self.row_axis_box,
-                  self.cols_label, self.col_axis_box, self.mode_box):
-            top.addWidget(w)
+        top.addWidget(self.mode_box)
+        self.controls = FlowLayout(spacing=8)
 
         self.slider_box = QtWidgets.QWidget()
         self.slider_grid = QtWidgets.QGridLayout(self.slider_box)
@@ -195,8 +197,11 @@ class ValuesPanel(QtWidgets.QWidget):
         self.heatmap.summary_shown.connect(self._on_heat_refined)
         self.heatmap.detail_shown.connect(self._on_heat_refined)
         for w in (self.heatmap.levels_label, self.heatmap.levels_box):
-            top.insertWidget(top.indexOf(self.mode_box), w)
             w.hide()
+        for pair in ((self.part_label, self.part_box), (self.rows_label, self.row_axis_box),
+                     (self.cols_label, self.col_axis_box),
+                     (self.heatmap.levels_label, self.heatmap.levels_box)):
+            self.controls.addWidget(together(*pair))
         # table
         self.table = QtWidgets.QTableView()
         self.model = ValuesTableModel(self._edit_cell, self)  # the whole plane, read lazily
@@ -229,6 +234,7 @@ class ValuesPanel(QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(top)
+        lay.addLayout(self.controls)
         lay.addWidget(self.slider_box)
         lay.addWidget(self.table_tools.go_bar)
         lay.addWidget(self.stack, 1)
