@@ -184,3 +184,26 @@ def test_core_does_not_import_qt() -> None:
             "print([m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_a_region_is_summarised_from_its_own_corner(transpose: bool) -> None:
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((300, 200)).astype(np.float32)
+    a[123, 45] = np.nan
+    a[200, 150] = -np.inf
+    shown = a.T if transpose else a
+    axes = (1, 0) if transpose else (0, 1)
+    r0, r1, c0, c1 = (30, 160, 100, 230) if transpose else (100, 230, 40, 170)
+    s = multiscale.summarise(a, (4, 5), axes=axes, region=[(r0, r1), (c0, c1)])
+    part = shown[r0:r1, c0:c1]
+    assert s.size == part.shape and s.lo.shape == (-(-part.shape[0] // 4), -(-part.shape[1] // 5))
+    for i in range(s.lo.shape[0]):
+        for j in range(s.lo.shape[1]):
+            rows, cols = s.block(i, j)
+            block = part[rows, cols]
+            fin = block[np.isfinite(block)]
+            assert s.lo[i, j] == fin.min() and s.hi[i, j] == fin.max()
+            assert s.nan[i, j] == np.isnan(block).sum()
+            assert s.neginf[i, j] == np.isneginf(block).sum()
+    assert (s.nan_count, s.neginf_count) == (np.isnan(part).sum(), np.isneginf(part).sum())

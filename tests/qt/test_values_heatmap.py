@@ -246,3 +246,38 @@ def test_the_hover_line_follows_the_exact_read_under_a_still_pointer(
     panel.heat_widget.scene().sigMouseMoved.emit(vb.mapViewToScene(QtCore.QPointF(617, 321)))
     qtbot.waitUntil(lambda: panel.hover.text().startswith("[321, 617] = "), timeout=10_000)
     assert np.float32(panel.hover.text().split(" = ", 1)[1]) == arr[321, 617]
+
+
+def test_between_the_preview_and_exact_elements_the_view_gets_a_finer_level(
+        panel: ValuesPanel, qtbot: QtBot, big_file: tuple[Path, list[tuple[int, int]]]) -> None:
+    # a pyramid made for the part in view: 600 x 600 elements do not fit the budget, but their
+    # blocks of 3 x 3 do (the preview's are 9 x 9): detail and NaN marks sharpen on the way in
+    path, _nans = big_file
+    arr = np.load(path, mmap_mode="r")
+    with qtbot.waitSignal(panel.plane_shown, timeout=10_000):
+        panel.set_value("a", arr)
+    panel.show()
+    QtCore.QCoreApplication.processEvents()
+    _zoom(panel, 900, 1500, 1800, 2400)
+    qtbot.waitUntil(lambda: panel.heatmap.mid is not None, timeout=20_000)
+    assert panel.heatmap.detail is None  # not exact yet: 360,000 elements > the budget
+    s, r0, c0 = panel.heatmap.mid
+    assert s.steps == (3, 3) and r0 <= 900 and c0 <= 1800
+    assert r0 + s.size[0] >= 1500 and c0 + s.size[1] >= 2400
+    i, j = (1000 - r0) // 3, (2001 - c0) // 3  # the block holding the NaN
+    rows, cols = s.block(i, j)
+    block = arr[r0 + rows.start:r0 + rows.stop, c0 + cols.start:c0 + cols.stop]
+    fin = block[np.isfinite(block)]
+    assert (s.lo[i, j], s.hi[i, j], s.nan[i, j]) == (fin.min(), fin.max(), 1)
+    overlay = panel.heatmap.mid_overlay.image
+    assert tuple(overlay[i, j, :3]) == _rgb("nan")
+    assert int((overlay[..., 3] > 0).sum()) == 1
+    vb = panel.heat_item.getViewBox()
+    panel.heat_widget.scene().sigMouseMoved.emit(vb.mapViewToScene(QtCore.QPointF(2001, 1000)))
+    want = (f"block [{r0 + rows.start}–{r0 + rows.stop - 1}, "
+            f"{c0 + cols.start}–{c0 + cols.stop - 1}]")
+    qtbot.waitUntil(lambda: want in panel.hover.text(), timeout=3000)
+    assert "1 NaN" in panel.hover.text()
+    # zoomed out to the whole plane again: the finer level goes
+    _zoom(panel, 0, 4096, 0, 4096)
+    qtbot.waitUntil(lambda: panel.heatmap.mid is None, timeout=5000)

@@ -289,18 +289,25 @@ def summarise(
     progress: Progress | None = None,
     cancel: CancelFn | None = None,
     chunk: int = CHUNK,
+    region: Sequence[tuple[int, int]] | None = None,
 ) -> BlockSummary:
     """:class:`BlockSummary` of the plane that :func:`.preview.slice_plane` shows for the same
     ``axes``, ``index`` and ``part``, with blocks of ``steps`` (displayed rows, columns: give
-    the preview plane's ``steps`` to summarise each of its cells). A transposed plane is read
+    the preview plane's ``steps`` to summarise each of its cells). ``region``
+    (``[(r0, r1), (c0, c1)]`` of the displayed plane) summarises only that part, its blocks
+    counted from ``(r0, c0)``: a finer level of the pyramid for the part in view. A transposed plane is read
     in the value's own order (rows of a memory map, not columns) and the result transposed."""
     pv = plane_view(value, axes, index, part)
     if len(pv.axes) != 2:
         raise ValueError("a block summary needs a 2-D plane")
     st = (int(steps[0]), int(steps[1]))
+    view = pv.view
+    if region is not None:  # displayed rows and columns: the view's own order when transposed
+        (r0, r1), (c0, c1) = region
+        view = view[c0:c1, r0:r1] if pv.transposed else view[r0:r1, c0:c1]
     if pv.transposed:
         st = (st[1], st[0])
-    s = summarise_view(pv.view, st, kind=pv.kind, part=part, progress=progress, cancel=cancel,
+    s = summarise_view(view, st, kind=pv.kind, part=part, progress=progress, cancel=cancel,
                        chunk=chunk)
     return s.transposed() if pv.transposed else s
 

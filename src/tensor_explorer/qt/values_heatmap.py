@@ -8,6 +8,10 @@ of truth, each computed in the background (:class:`.Task`, cancelled when supers
   of the block of elements it stands for, and marked in the theme's NaN/+Inf/-Inf colour when
   that block holds one, so a NaN anywhere is visible at every scale; the colour range is the
   plane's exact finite range;
+- the *region summary* (a finer level of the pyramid, made for the part in view): zoomed in,
+  but not yet far enough for the elements to fit the budget, the region in view is summarised
+  the same way with the finest blocks that fit (``3 x 3`` elements where the preview has
+  ``33 x 33``), drawn over the preview, so detail and NaN marks sharpen at every zoom;
 - the *full-resolution region*: once the view is zoomed in so far that the elements in view fit
   the panel's cell budget, they are read exactly (debounced; a new zoom cancels the previous
   read) and drawn over the preview, so hover, tool tips and cell numbers are real elements at
@@ -83,19 +87,31 @@ class MultiscaleHeatmap(QtCore.QObject):
         self.plane: Plane | None = None  # the preview plane drawn
         self.summary: BlockSummary | None = None
         self.detail: Plane | None = None  # the full-resolution region on screen
+        #: the region summary on screen: its blocks and where it starts (row, column)
+        self.mid: tuple[BlockSummary, int, int] | None = None
+        self._mid_task: Task | None = None
+        self._mid_wanted: tuple[int, int, int, int, int] | None = None  # region + step
+        self._pointer: tuple[int, int] | None = None  # the element :meth:`locate` last found
         self._summary_task: Task | None = None
         self._detail_task: Task | None = None
         self._detail_wanted: tuple[int, int, int, int] | None = None  # being read
         self._mode = "minmax"
         self._percentile: tuple[Plane, tuple[float, float] | None] | None = None
+        self.mid_image = pg.ImageItem(axisOrder="row-major")
+        self.mid_image.setZValue(10.5)  # over the preview and its NaN marks
+        self.mid_overlay = pg.ImageItem(axisOrder="row-major")
+        self.mid_overlay.setZValue(10.6)
+        for item in (self.mid_image, self.mid_overlay):
+            item.hide()
+            panel.heat_item.addItem(item)
         self.detail_image = pg.ImageItem(axisOrder="row-major")
-        self.detail_image.setZValue(11)  # over the preview and its NaN marks
+        self.detail_image.setZValue(11)  # over the region summary
         self.detail_overlay = pg.ImageItem(axisOrder="row-major")
         self.detail_overlay.setZValue(12)
         for item in (self.detail_image, self.detail_overlay):
             item.hide()
             panel.heat_item.addItem(item)
-        panel.colorbar.setImageItem([panel.image, self.detail_image])
+        panel.colorbar.setImageItem([panel.image, self.mid_image, self.detail_image])
         self.levels_label = QtWidgets.QLabel()
         self.levels_box = QtWidgets.QComboBox()
         for mode in LEVEL_MODES:
@@ -131,18 +147,19 @@ class MultiscaleHeatmap(QtCore.QObject):
 
     def reset(self, plane: Plane | None) -> None:
         """Forget the summary and the region (a new plane, or none); cancel their reads."""
-        for task in (self._summary_task, self._detail_task):
+        for task in (self._summary_task, self._detail_task, self._mid_task):
             if task is not None:
                 task.cancel()
-        self._summary_task = self._detail_task = None
-        self._detail_wanted = None
-        self.plane, self.summary, self.detail = plane, None, None
-        for item in (self.detail_image, self.detail_overlay):
+        self._summary_task = self._detail_task = self._mid_task = None
+        self._detail_wanted = self._mid_wanted = None
+        self.plane, self.summary, self.detail, self.mid = plane, None, None, None
+        for item in (self.detail_image, self.detail_overlay, self.mid_image, self.mid_overlay):
             item.hide()
 
     def busy(self) -> bool:
         """True while the block summary or a region is being read."""
-        return self._summary_task is not None or self._detail_task is not None
+        return (self._summary_task is not None or self._detail_task is not None
+                or self._mid_task is not None)
 
     # ------------------------------------------------------------------ colour range
 
@@ -248,7 +265,30 @@ class MultiscaleHeatmap(QtCore.QObject):
             p.overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
             p.overlay.setRect(rect)
             p.overlay.show()
+        self._paint_mid(lo, hi)
         self._paint_detail(lo, hi)
+
+    def _paint_mid(self, lo: float, hi: float) -> None:
+        if self.mid is None:
+            self.mid_image.hide()
+            self.mid_overlay.hide()
+            return
+        s, r0, c0 = self.mid
+        data = s.shown((lo + hi) / 2)
+        rows, cols = data.shape
+        # blocks of the region from its corner (the last ones may be smaller than a step)
+        rect = QtCore.QRectF(c0 - 0.5, r0 - 0.5, cols * s.steps[1], rows * s.steps[0])
+        shown = np.where(np.isfinite(data), data, lo).astype(np.float32)
+        self.mid_image.setImage(shown, autoLevels=False, levels=(lo, hi))
+        self.mid_image.setRect(rect)
+        self.mid_image.show()
+        rgba = overlay_rgba({"nan": s.nan > 0, "posinf": s.posinf > 0, "neginf": s.neginf > 0})
+        if rgba is None:
+            self.mid_overlay.hide()
+        else:
+            self.mid_overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
+            self.mid_overlay.setRect(rect)
+            self.mid_overlay.show()
 
     def _paint_detail(self, lo: float, hi: float) -> None:
         d = self.detail
@@ -351,6 +391,7 @@ class MultiscaleHeatmap(QtCore.QObject):
         budget = self._panel.max_cells
         if (r1 - r0) * (c1 - c0) > budget:
             self._drop_detail()
+            self._update_mid(plane, want, budget)
             return
         if self._covers(self._detail_region(), want) or (
                 self._detail_task is not None and self._covers(self._detail_wanted, want)):
@@ -377,6 +418,70 @@ class MultiscaleHeatmap(QtCore.QObject):
         task.failed.connect(self._on_detail_failed)
         self._detail_task, self._detail_wanted = task, region
         task.start()
+
+    def _update_mid(self, plane: Plane, want: tuple[int, int, int, int], budget: int) -> None:
+        """Summarise the region in view (and a margin) with the finest square blocks that fit
+        the budget, unless the preview is already that fine or what is shown covers it."""
+        r0, r1, c0, c1 = want
+        h, w = plane.full_size
+        # a margin of half the view on each side: small pans need no new summary
+        dr, dc = (r1 - r0) // 2, (c1 - c0) // 2
+        region = (max(0, r0 - dr), min(h, r1 + dr), max(0, c0 - dc), min(w, c1 + dc))
+        area = (region[1] - region[0]) * (region[3] - region[2])
+        step = max(1, math.ceil(math.sqrt(area / budget)))
+        if step * 2 > min(plane.steps):  # not even twice as fine as the preview: no level
+            self._drop_mid()
+            return
+        if self.mid is not None:
+            s, m0, n0 = self.mid
+            have = (m0, m0 + s.size[0], n0, n0 + s.size[1])
+            # shown covers the view and is fine enough (at most twice as coarse as wanted now)
+            if self._covers(have, want) and s.steps[0] <= 2 * max(
+                    1, math.ceil(math.sqrt((r1 - r0) * (c1 - c0) / budget))):
+                return
+        if self._mid_task is not None and self._mid_wanted is not None \
+                and self._covers(self._mid_wanted[:4], want) and self._mid_wanted[4] == step:
+            return
+        if self._mid_task is not None:
+            self._mid_task.cancel()
+        value = self._panel.value()
+        axes, index, part = plane.axes, dict(plane.index), plane.part or "magnitude"
+        a, b, c, d = region
+
+        def compute(progress: preview.Progress, cancel: preview.CancelFn) -> BlockSummary:
+            return multiscale.summarise(value, (step, step), axes, index, part, progress, cancel,
+                                        region=[(a, b), (c, d)])
+
+        task = Task(compute, self)
+        # (a lambda's call has no sender(): the task itself says which read this was)
+        task.finished.connect(lambda got, t=task, at=(a, c): self._on_mid(t, got, at))
+        task.failed.connect(lambda _message, t=task: self._on_mid_failed(t))
+        self._mid_task, self._mid_wanted = task, (a, b, c, d, step)
+        task.start()
+
+    def _on_mid(self, task: Task, summary: object, at: tuple[int, int]) -> None:
+        if task is not self._mid_task:
+            return
+        self._mid_task, self._mid_wanted = None, None
+        assert isinstance(summary, BlockSummary)
+        self.mid = (summary, at[0], at[1])
+        if self._panel.current_view() == "heatmap":
+            self._paint_mid(*self.levels())
+        self.detail_shown.emit()
+
+    def _on_mid_failed(self, task: Task) -> None:
+        if task is self._mid_task:
+            self._mid_task, self._mid_wanted = None, None
+
+    def _drop_mid(self) -> None:
+        if self._mid_task is not None:
+            self._mid_task.cancel()
+            self._mid_task, self._mid_wanted = None, None
+        if self.mid is not None:
+            self.mid = None
+            self.mid_image.hide()
+            self.mid_overlay.hide()
+            self.detail_shown.emit()
 
     def _drop_detail(self) -> None:
         if self._detail_task is not None:
@@ -423,6 +528,7 @@ class MultiscaleHeatmap(QtCore.QObject):
         if plane is None or plane.data.ndim != 2:
             return None
         er, ec = math.floor(y + 0.5), math.floor(x + 0.5)  # the element's indices
+        self._pointer = (er, ec)  # for the region summary's block (hover_text)
         i, j = er // plane.steps[0], ec // plane.steps[1]
         if not (0 <= i < plane.data.shape[0] and 0 <= j < plane.data.shape[1]):
             return None
@@ -443,7 +549,12 @@ class MultiscaleHeatmap(QtCore.QObject):
             if d.kind == "complex" and d.part is not None:
                 text += f"   ({preview.format_value(d.data[detail_cell], 'float64')})"
             return f"[{idx}] = {text}"
-        s = self.summary
+        s, origin = self.summary, (0, 0)
+        if self.mid is not None and self._pointer is not None:
+            m, m0, n0 = self.mid
+            er, ec = self._pointer[0] - m0, self._pointer[1] - n0
+            if 0 <= er < m.size[0] and 0 <= ec < m.size[1]:  # the finer level's block
+                s, origin, cell = m, (m0, n0), (er // m.steps[0], ec // m.steps[1])
         if s is None:
             return None
         i, j = cell
@@ -457,5 +568,6 @@ class MultiscaleHeatmap(QtCore.QObject):
                 parts.append(f"{int(counts[i, j])} {label}")
         rows, cols = s.block(i, j)
         where = self.tr("block [{r0}–{r1}, {c0}–{c1}]").format(
-            r0=rows.start, r1=rows.stop - 1, c0=cols.start, c1=cols.stop - 1)
+            r0=origin[0] + rows.start, r1=origin[0] + rows.stop - 1,
+            c0=origin[1] + cols.start, c1=origin[1] + cols.stop - 1)
         return f"{where}: {', '.join(parts)}"
