@@ -590,523 +590,523 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="714"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
         <source>Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant and gradient stops here.</source>
         <translation>在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="710"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="696"/>
         <source>Made inside torch.inference_mode(): no graph and no version counter; this value is a constant and gradient stops here.</source>
         <translation>在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，梯度到这里就停止了。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="706"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
         <source>Made by .detach(): it shares memory with the value it came from but is cut off from the graph; gradient does not flow through it.</source>
         <translation>由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="312"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="298"/>
         <source>Re-run the program that built this graph on another device</source>
         <translation>在另一个设备上重新运行构建这张图的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="299"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="314"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="300"/>
         <source>Zoom out (-)</source>
         <translation>缩小 (-)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="315"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="301"/>
         <source>Zoom in (+)</source>
         <translation>放大 (+)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="316"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="302"/>
         <source>Show the whole graph (0)</source>
         <translation>显示整张图 (0)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="348"/>
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="321"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="307"/>
         <source>Run root.backward(...) and record the gradient along every edge</source>
         <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="322"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="308"/>
         <source>How many backward calls to run in a row</source>
         <translation>连续运行多少次 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="324"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="310"/>
         <source>Keep the saved tensors so backward can run on this graph again</source>
         <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="327"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="313"/>
         <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
         <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="330"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="316"/>
         <source>Call retain_grad() on this intermediate so its .grad is kept</source>
         <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="331"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="317"/>
         <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
         <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="333"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="319"/>
         <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
         <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="334"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="320"/>
         <source>Numerical check</source>
         <translation>数值检验</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="336"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="322"/>
         <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
         <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="337"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="323"/>
         <source>Training step…</source>
         <translation>训练一步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="339"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="325"/>
         <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="466"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="452"/>
         <source>Graph of {0}: {1}, {2}</source>
         <translation>{0} 的计算图：{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="468"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="454"/>
         <source>1 node</source>
         <translation>1 个节点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="468"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="454"/>
         <source>{0} nodes</source>
         <translation>{0} 个节点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="469"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="455"/>
         <source>1 edge</source>
         <translation>1 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="469"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="455"/>
         <source>{0} edges</source>
         <translation>{0} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="473"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="459"/>
         <source>1 module call</source>
         <translation>1 次模块调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="473"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="459"/>
         <source>{0} module calls</source>
         <translation>{0} 次模块调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
         <source>1 run of repeated blocks</source>
         <translation>1 组重复块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="474"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
         <source>{0} runs of repeated blocks</source>
         <translation>{0} 组重复块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="476"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="462"/>
         <source>1 block</source>
         <translation>1 个块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="476"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="462"/>
         <source>{0} blocks</source>
         <translation>{0} 个块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="477"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="463"/>
         <source>1 chain</source>
         <translation>1 条运算链</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="477"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="463"/>
         <source>{0} chains</source>
         <translation>{0} 条运算链</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="779"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="765"/>
         <source>{0} backward call(s) ran, then: {1}</source>
         <translation>运行了 {0} 次 backward，之后：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="340"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="326"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="341"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="327"/>
         <source>Accumulation</source>
         <translation>累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="310"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="296"/>
         <source>Device:</source>
         <extracomment>emitted after a graph is shown (drawn), and after each backward / zero_grad</extracomment>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="325"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="311"/>
         <source>gradient:</source>
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="349"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="752"/>
         <source>The workspace changed, so the pane shows it again (the device re-run was dropped).</source>
         <translation>工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="464"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="450"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="720"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="706"/>
         <source>No value has a grad_fn yet: compute something from a tensor with requires_grad=True.</source>
         <translation>还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="704"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="690"/>
         <source>Laying out the graph…</source>
         <translation>正在排布计算图…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="481"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="467"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="724"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="710"/>
         <source>not needed: the root is a single number</source>
         <translation>不需要：根是一个数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="718"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="704"/>
         <source>needed: root has shape {0}; e.g. ones or [1.0, ...]</source>
         <translation>需要：根的形状是 {0}；例如 ones 或 [1.0, ...]</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="507"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="493"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="76"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="77"/>
         <source>Wait: {0}</source>
         <translation>请稍候：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="672"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="658"/>
         <source>A program is running in the workspace; wait for it to finish (or stop it) first.</source>
         <translation>工作区中有程序正在运行；请先等它结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="735"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="721"/>
         <source>outputs {0}</source>
         <translation>输出 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="770"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="756"/>
         <source>There is no graph to work on.</source>
         <translation>没有可以操作的计算图。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="745"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="731"/>
         <source>Running backward…</source>
         <translation>正在运行 backward…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="676"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="662"/>
         <source>backward ×{0} done (call {1} since .grad was None). {2}</source>
         <translation>backward ×{0} 完成（自 .grad 为 None 以来第 {1} 次）。{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="775"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
         <source>zero_grad(set_to_none=True): every leaf&apos;s .grad is None now; the next backward starts counting again at call 1.</source>
         <translation>zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；下一次 backward 重新从第 1 次开始计数。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="771"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="757"/>
         <source>zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no gradient stays None).</source>
         <translation>zero_grad(set_to_none=False)：每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="699"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="685"/>
         <source>Expanded {0} repeated blocks of {1} operations each.</source>
         <translation>展开了 {0} 个重复块，每块 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="698"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
         <source>Expanded block {0} of {1} ({2} operations).</source>
         <translation>展开了第 {0} 块（共 {1} 块，{2} 个运算）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="697"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="683"/>
         <source>Expanded a chain of {0} operations.</source>
         <translation>展开了一条包含 {0} 个运算的链。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="675"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="661"/>
         <source>Back to the workspace&apos;s own values.</source>
         <translation>回到工作区自己的值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="671"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="657"/>
         <source>A program is running in the workspace; wait for it first.</source>
         <translation>工作区中有程序正在运行；请先等待它结束。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="679"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="665"/>
         <source>Can&apos;t re-run on {0}: {1} was handed in (explore(), a file or the API), not made by a program here, so there is no program to re-run. Move it with .to(&apos;{0}&apos;) in the code bar instead.</source>
         <translation>无法在 {0} 上重新运行：{1} 是直接传入的（explore()、文件或 API），不是这里的程序生成的，所以没有可重新运行的程序。请改为在代码栏中用 .to(&apos;{0}&apos;) 移动它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="737"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="723"/>
         <source>Re-ran the program on {0}. This is a separate copy: the workspace keeps its own values; choose {1} to go back.</source>
         <translation>已在 {0} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；选择 {1} 即可回去。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="741"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="727"/>
         <source>Re-running on {0}…</source>
         <translation>正在 {0} 上重新运行…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="692"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="678"/>
         <source>Could not re-run the program on {0}: {1}</source>
         <translation>无法在 {0} 上重新运行程序：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="758"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
         <source>The numerical check needs leaves that are workspace values; this graph has none.</source>
         <translation>数值检验需要作为工作区值的叶子张量；这张图没有。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="684"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="670"/>
         <source>Can&apos;t run the numerical check: {0} was handed in, not made by a program here, so the program can&apos;t be re-run.</source>
         <translation>无法进行数值检验：{0} 是直接传入的，不是这里的程序生成的，所以无法重新运行程序。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="754"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="740"/>
         <source>The numerical check is for small graphs: the leaves have {0} elements (at most {1}).</source>
         <translation>数值检验只适用于小图：叶子共有 {0} 个元素（最多 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="674"/>
         <source>Checking gradients numerically…</source>
         <translation>正在用数值方法检验梯度…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="753"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="739"/>
         <source>The numerical check could not run: {0}</source>
         <translation>数值检验无法运行：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="722"/>
         <source>passed</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="700"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="686"/>
         <source>FAILED</source>
         <translation>未通过</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="725"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="711"/>
         <source>Numerical check (finite differences in float64, eps={0}): largest difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.</source>
         <translation>数值检验（float64 有限差分，eps={0}）：autograd 梯度与数值梯度的最大差异为 {1:.3e}{2} — {3}。各叶子：{4}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="77"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="78"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="317"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="303"/>
         <source>Fold</source>
         <translation>折叠</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="318"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="304"/>
         <source>Fold the groups you opened again (the first view)</source>
         <translation>把展开过的分组重新折叠（回到最初的视图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="478"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="464"/>
         <source>(folded: {0}; click a group to open it)</source>
         <translation>（已折叠：{0}；点击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="668"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="654"/>
         <source>(meta: no values)</source>
         <translation>（meta：没有数值）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="669"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="655"/>
         <source>A chain of operations with one input and one consumer each.</source>
         <translation>一条运算链：每个运算只有一个输入和一个使用者。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="670"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="656"/>
         <source>A leaf: backward accumulates its gradient into .grad.</source>
         <translation>叶子：backward 把它的梯度累积到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="677"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="663"/>
         <source>block {0} of {1}</source>
         <translation>第 {0} 块，共 {1} 块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="678"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="664"/>
         <source>call {0}</source>
         <translation>第 {0} 次调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="675"/>
         <source>Click for its saved tensors.</source>
         <translation>点击查看它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="690"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="676"/>
         <source>click to expand</source>
         <translation>点击展开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="691"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="677"/>
         <source>constant · {0}</source>
         <translation>常量 · {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="693"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="679"/>
         <source>Could not read the gradient &apos;{0}&apos;: write ones, a number, or a list like [1.0, 1.0] with the root&apos;s shape.</source>
         <translation>无法读取梯度“{0}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="701"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="687"/>
         <source>Folded the groups again.</source>
         <translation>已把分组重新折叠。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="702"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="688"/>
         <source>grad (retained) = {0}</source>
         <translation>grad（保留）= {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="703"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="689"/>
         <source>gradient stops here</source>
         <translation>梯度在这里停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="705"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="691"/>
         <source>leaf {0} {1}</source>
         <translation>叶子 {0} {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="719"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="705"/>
         <source>no grad</source>
         <translation>无梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="715"/>
         <source>One block of a repeated run; block 1 was computed first. Click to show its operations.</source>
         <translation>一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="719"/>
         <source>Opened {0}: the {1} operations this call made.</source>
         <translation>已展开 {0}：这次调用所做的 {1} 个运算。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="734"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="720"/>
         <source>out {0}:</source>
         <translation>输出 {0}：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="742"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="728"/>
         <source>re-running the program failed: {0}</source>
         <translation>重新运行程序失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="743"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="729"/>
         <source>root</source>
         <translation>根</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="744"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="730"/>
         <source>root: {0}</source>
         <translation>根：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="746"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="732"/>
         <source>saved tensor changed in place!</source>
         <translation>保存的张量被原地修改了！</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="747"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="733"/>
         <source>The gradient list is not a rectangular list of numbers ({0}).</source>
         <translation>梯度列表不是规整的数字列表（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="750"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="736"/>
         <source>The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].</source>
         <translation>梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="761"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="747"/>
         <source>The operations one call of {0} made. Click to show them.</source>
         <translation>{0} 一次调用所做的运算。点击展开查看。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="762"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="748"/>
         <source>The same block of operations {0} times in a row (a loop, or a stack of layers): click to show the blocks.</source>
         <translation>同一块运算连续出现 {0} 次（循环，或堆叠的层）：点击显示各个块。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="780"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="766"/>
         <source>{0} calls in a row</source>
         <translation>连续 {0} 次调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="781"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="767"/>
         <source>{0} ops</source>
         <translation>{0} 个运算</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="782"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="768"/>
         <source>{0} × {1} ops</source>
         <translation>{0} × {1} 个运算</translation>
     </message>
@@ -2639,38 +2639,38 @@
 <context>
     <name>MultiscaleHeatmap</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="116"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="132"/>
         <source>colours</source>
-        <extracomment>colour ranges the heatmap offers (:meth:`MultiscaleHeatmap.set_levels_mode`)</extracomment>
+        <extracomment>colour ranges the heatmap offers (:meth:`MultiscaleHeatmap.set_levels_mode`) the region summary on screen: its blocks and where it starts (row, column)</extracomment>
         <translation>颜色</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="117"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="133"/>
         <source>min to max</source>
         <translation>最小到最大</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="118"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="134"/>
         <source>{lo:g}% to {hi:g}%</source>
         <translation>{lo:g}% 到 {hi:g}%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="120"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="136"/>
         <source>± around 0</source>
         <translation>以 0 为中心 ±</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="125"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="141"/>
         <source>Colour range of the heatmap: the exact smallest to largest value; the {lo:g}th to {hi:g}th percentile, estimated from up to {n} evenly spread elements; or symmetric around 0</source>
         <translation>热图的颜色范围：精确的最小值到最大值；第 {lo:g} 到第 {hi:g} 百分位数（由至多 {n} 个均匀分布的元素估计）；或以 0 为中心对称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="453"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="564"/>
         <source>{lo} to {hi}</source>
         <translation>{lo} 到 {hi}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="459"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="570"/>
         <source>block [{r0}–{r1}, {c0}–{c1}]</source>
         <translation>区块 [{r0}–{r1}, {c0}–{c1}]</translation>
     </message>
@@ -2953,207 +2953,247 @@
 <context>
     <name>ValuesPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="244"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="252"/>
         <source>Chart</source>
         <extracomment>every view the panel can show (``ValuesPanel.current_view()``) at most this many cells in view get their number drawn in the heatmap most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)</extracomment>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="244"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="252"/>
         <source>Table</source>
         <translation>表格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="245"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="253"/>
         <source>Draw the values (number, plot or heatmap) or list them in a table</source>
         <translation>以图形（数字、曲线或热图）显示数值，或以表格列出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="247"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="255"/>
         <source>show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="249"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="257"/>
         <source>magnitude |z|</source>
         <translation>模 |z|</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="249"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="257"/>
         <source>phase (radians)</source>
         <translation>相位（弧度）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="250"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="880"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="258"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="909"/>
         <source>real part</source>
         <translation>实部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="250"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="880"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="258"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="909"/>
         <source>imaginary part</source>
         <translation>虚部</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="251"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="259"/>
         <source>Which part of the complex numbers is drawn</source>
         <translation>绘制复数的哪一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="252"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="260"/>
         <source>rows</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="253"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="261"/>
         <source>columns</source>
         <translation>列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="254"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="262"/>
         <source>The axis drawn downwards</source>
         <translation>纵向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="255"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="263"/>
         <source>The axis drawn across</source>
         <translation>横向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="256"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="264"/>
         <source>computing preview… %p%</source>
         <translation>正在计算预览… %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="279"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="287"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="321"/>
         <source>No value selected.</source>
         <translation>未选择任何值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="440"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="448"/>
         <source>Not copied: {cells} cells are selected; at most {limit} can be copied</source>
         <translation>未复制：选中了 {cells} 个单元格，最多只能复制 {limit} 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="444"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="452"/>
         <source>Nothing to copy: select cells in the table</source>
         <translation>没有可复制的内容：请先在表格中选中单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="454"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="462"/>
         <source>Copied 1 cell</source>
         <translation>已复制 1 个单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="455"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="463"/>
         <source>Copied {n} cells</source>
         <translation>已复制 {n} 个单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="526"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="534"/>
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="529"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="537"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="924"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="695"/>
+        <source>meta tensor: it has a shape {shape} and a dtype ({dtype}) but no data to show</source>
+        <translation>meta 张量：它有形状 {shape} 和 dtype（{dtype}），但没有可显示的数据</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="697"/>
+        <source>nested tensor: its rows have different lengths; not shown</source>
+        <translation>嵌套张量：各行长度不同，无法显示</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="698"/>
+        <source>sparse tensor ({layout}): convert it with .to_dense() to see its values</source>
+        <translation>稀疏张量（{layout}）：先用 .to_dense() 转换才能看到它的值</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="700"/>
+        <source>quantized tensor: call .dequantize() to see its values</source>
+        <translation>量化张量：先调用 .dequantize() 才能看到它的值</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="701"/>
+        <source>not a tensor or an array: {type}</source>
+        <translation>不是张量也不是数组：{type}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="702"/>
+        <source>a record with the fields {fields}: each field is a value of its own (expand the record in the Workspace and select one)</source>
+        <translation>这是一个记录，字段有 {fields}：每个字段都是一个独立的值（在工作区里展开这个记录，选中其中一个）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="704"/>
+        <source>values of dtype {dtype} are not numbers; not shown</source>
+        <translation>dtype 为 {dtype} 的值不是数字，无法显示</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="705"/>
+        <source>empty: shape {shape} has no elements</source>
+        <translation>空值：形状 {shape} 中没有元素</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="953"/>
         <source>in all</source>
         <translation>（全部）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="269"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="556"/>
         <source>axis {axis} ({size})</source>
         <translation>轴 {axis}（{size}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="274"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="576"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="875"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="876"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="282"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="584"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="904"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="905"/>
         <source>axis {axis}</source>
         <translation>轴 {axis}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="276"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="581"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="284"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="589"/>
         <source>Which index of axis {axis} is shown</source>
         <translation>显示轴 {axis} 的哪个下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="598"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="606"/>
         <source>index {i} of 0–{last}</source>
         <translation>下标 {i}（0–{last}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="287"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="657"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="295"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="665"/>
         <source>computing preview…</source>
         <translation>正在计算预览…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="871"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="900"/>
         <source>index</source>
         <translation>下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="879"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="908"/>
         <source>magnitude</source>
         <translation>模</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="879"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="908"/>
         <source>phase</source>
         <translation>相位</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="891"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="920"/>
         <source>preview: 1 of every {r} elements of {size}</source>
         <translation>预览：{size} 中每 {r} 个元素取 1 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="895"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="924"/>
         <source>preview: 1 of every {r} rows and 1 of every {c} columns of {size}</source>
         <translation>预览：{size} 中每 {r} 行取 1 行、每 {c} 列取 1 列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="899"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="928"/>
         <source>zoomed in: exact elements</source>
         <translation>已放大：显示的是精确元素</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="901"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="930"/>
         <source>each cell drawn as the extreme of its block</source>
         <translation>每个格子画的是它所在区块的极值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="903"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="932"/>
         <source>looking for NaN, Inf and extremes…</source>
         <translation>正在查找 NaN、Inf 和极值…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="905"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="934"/>
         <source>1 = True, 0 = False</source>
         <translation>1 = True，0 = False</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="910"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="939"/>
         <source>showing {expr}</source>
         <translation>显示 {expr}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="924"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="953"/>
         <source>shown</source>
         <translation>已显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="1090"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="1121"/>
         <source>Not written: </source>
         <translation>未写入：</translation>
     </message>

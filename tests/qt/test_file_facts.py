@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
+import torch
 from PySide6 import QtCore
 from pytestqt.qtbot import QtBot
 
@@ -116,3 +118,33 @@ def test_dates_durations_and_strings_show_in_the_values_panel(
     inspector = win.panels["inspector"]
     qtbot.waitUntil(lambda: inspector.name == "names")
     assert inspector.shown_facts()["dtype"] == "<U2"
+
+
+def test_why_a_value_is_not_shown_is_said_in_the_window_language(
+    qtbot: QtBot, make_window: Any
+) -> None:
+    # seen in the real window: in Chinese, the Values panel said why a record is not drawn
+    # in English (core's words); core now gives a code and its details
+    from tensor_explorer.core import preview
+
+    win = make_window()
+    win.workspace["data"] = np.zeros(3, dtype=[("x", "<f4"), ("y", "<i2")])
+    win.workspace["m"] = torch.ones(2, 3, device="meta")
+    values = win.panels["values"].panel
+    for lang in ("zh", "en"):
+        win.set_language(lang)
+        values = win.panels["values"].panel
+        for name in ("data", "m"):
+            win.workspace.selected = name
+            qtbot.waitUntil(lambda n=name, v=values: v.name() == n)
+            with pytest.raises(preview.PreviewError) as info:
+                preview.check_showable(win.workspace[name])
+            want = QtCore.QCoreApplication.translate(
+                "ValuesPanel", {"data": "a record with the fields {fields}: each field is a "
+                                        "value of its own (expand the record in the Workspace "
+                                        "and select one)",
+                                "m": "meta tensor: it has a shape {shape} and a dtype "
+                                     "({dtype}) but no data to show"}[name]
+            ).format(**info.value.params)
+            assert values.message.text() == want
+            assert (("记录" in want) if name == "data" else ("数据" in want)) == (lang == "zh")

@@ -218,11 +218,11 @@ class Badge:
 
 def short_dtype(dtype: torch.dtype | np.dtype) -> str:
     """``torch.float32`` -> ``float32``; NumPy dtypes as NumPy spells them; a record (a
-    structured dtype) by its fields: ``record: x, pos, when``."""
+    structured dtype) by its fields, in braces: ``{x, pos, when}`` (no words to translate)."""
     names = getattr(dtype, "names", None)
     if names:
-        text = "record: " + ", ".join(names)
-        return text if len(text) <= 40 else text[:39] + "…"
+        inner = ", ".join(names)
+        return "{" + (inner if len(inner) <= 38 else inner[:37] + "…") + "}"
     return str(dtype).removeprefix("torch.")
 
 

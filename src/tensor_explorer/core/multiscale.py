@@ -295,8 +295,9 @@ def summarise(
     ``axes``, ``index`` and ``part``, with blocks of ``steps`` (displayed rows, columns: give
     the preview plane's ``steps`` to summarise each of its cells). ``region``
     (``[(r0, r1), (c0, c1)]`` of the displayed plane) summarises only that part, its blocks
-    counted from ``(r0, c0)``: a finer level of the pyramid for the part in view. A transposed plane is read
-    in the value's own order (rows of a memory map, not columns) and the result transposed."""
+    counted from ``(r0, c0)``: a finer level of the pyramid for the part in view. A transposed
+    plane is read in the value's own order (rows of a memory map, not columns) and the result
+    transposed."""
     pv = plane_view(value, axes, index, part)
     if len(pv.axes) != 2:
         raise ValueError("a block summary needs a 2-D plane")

@@ -69,7 +69,16 @@ __all__ = [
 
 
 class PreviewError(ValueError):
-    """The value cannot be shown; the message says why in plain words."""
+    """The value cannot be shown; the message says why in plain words (English). ``code``
+    names the reason and ``params`` its details, so a window words it in its own language:
+    ``"meta"`` (shape, dtype), ``"nested"``, ``"sparse"`` (layout), ``"quantized"``,
+    ``"not_array"`` (type), ``"record"`` (fields), ``"not_numbers"`` (dtype), ``"empty"``
+    (shape)."""
+
+    def __init__(self, message: str, code: str = "", **params: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 class WriteRefused(ValueError):
@@ -131,30 +140,35 @@ def check_showable(value: Any) -> None:
         if value.is_meta:
             raise PreviewError(
                 f"meta tensor: it has a shape {list(value.shape)} and a dtype ({value.dtype}) "
-                "but no data to show"
-            )
+                "but no data to show", "meta", shape=str(list(value.shape)),
+                dtype=str(value.dtype))
         if getattr(value, "is_nested", False):
-            raise PreviewError("nested tensor: its rows have different lengths; not shown")
+            raise PreviewError("nested tensor: its rows have different lengths; not shown",
+                               "nested")
         if value.layout != torch.strided:
             raise PreviewError(
-                f"sparse tensor ({value.layout}): convert it with .to_dense() to see its values"
-            )
+                f"sparse tensor ({value.layout}): convert it with .to_dense() to see its values",
+                "sparse", layout=str(value.layout))
         if value.is_quantized:
-            raise PreviewError("quantized tensor: call .dequantize() to see its values")
+            raise PreviewError("quantized tensor: call .dequantize() to see its values",
+                               "quantized")
     elif isinstance(value, np.ndarray | np.generic):
         pass
     else:
-        raise PreviewError(f"not a tensor or an array: {type(value).__name__}")
+        raise PreviewError(f"not a tensor or an array: {type(value).__name__}", "not_array",
+                           type=type(value).__name__)
     names = getattr(value.dtype, "names", None)
     if names:
+        fields = ", ".join(names)
         raise PreviewError(
-            "a record with the fields " + ", ".join(names) + ": each field is a value of its "
-            "own (expand the record in the Workspace and select one)"
-        )
+            f"a record with the fields {fields}: each field is a value of its own (expand the "
+            "record in the Workspace and select one)", "record", fields=fields)
     if dtype_kind(value.dtype) == "other":
-        raise PreviewError(f"values of dtype {value.dtype} are not numbers; not shown")
+        raise PreviewError(f"values of dtype {value.dtype} are not numbers; not shown",
+                           "not_numbers", dtype=str(value.dtype))
     if any(n == 0 for n in value.shape):
-        raise PreviewError(f"empty: shape {list(value.shape)} has no elements")
+        raise PreviewError(f"empty: shape {list(value.shape)} has no elements", "empty",
+                           shape=str(list(value.shape)))
 
 
 def needs_background(value: Value) -> bool:

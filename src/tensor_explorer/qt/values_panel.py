@@ -326,7 +326,7 @@ class ValuesPanel(QtWidgets.QWidget):
         except preview.PreviewError as exc:
             self.title.setText(self._title_text())
             self._set_controls(None)
-            self._show_message(str(exc))
+            self._show_message(self._preview_error_text(exc))
             return
         self.title.setText(self._title_text())
         self._axes = preview.default_axes(value.ndim)
@@ -339,7 +339,7 @@ class ValuesPanel(QtWidgets.QWidget):
             try:
                 preview.check_showable(self._value)
             except preview.PreviewError as exc:
-                self._show_message(str(exc))
+                self._show_message(self._preview_error_text(exc))
                 return
             self._request_plane()
 
@@ -687,6 +687,25 @@ class ValuesPanel(QtWidgets.QWidget):
         self._show_message(message.split(": ", 1)[-1])
 
     # ------------------------------------------------------------------ drawing
+
+    def _preview_error_text(self, exc: preview.PreviewError) -> str:
+        """Why a value is not shown, in the window's language (core gives a code and its
+        details; English where the code is unknown)."""
+        texts = {
+            "meta": self.tr("meta tensor: it has a shape {shape} and a dtype ({dtype}) but no "
+                            "data to show"),
+            "nested": self.tr("nested tensor: its rows have different lengths; not shown"),
+            "sparse": self.tr("sparse tensor ({layout}): convert it with .to_dense() to see "
+                              "its values"),
+            "quantized": self.tr("quantized tensor: call .dequantize() to see its values"),
+            "not_array": self.tr("not a tensor or an array: {type}"),
+            "record": self.tr("a record with the fields {fields}: each field is a value of its "
+                              "own (expand the record in the Workspace and select one)"),
+            "not_numbers": self.tr("values of dtype {dtype} are not numbers; not shown"),
+            "empty": self.tr("empty: shape {shape} has no elements"),
+        }
+        text = texts.get(exc.code)
+        return text.format(**exc.params) if text is not None else str(exc)
 
     def _show_message(self, text: str) -> None:
         self._plane = None
