@@ -71,7 +71,8 @@ def test_a_record_lists_its_fields_and_selecting_one_shows_it(
     facts = inspector.shown_facts()
     want = tx.describe(data["pos"]["b"])
     assert facts["shape"] == "(5,)" and facts["dtype"] == "float64"
-    assert facts["stride"] == f"({want.stride[0]},)"  # a field: a strided view of the record
+    # a field: a strided view of the record, 14 bytes a step (no whole number of float64s)
+    assert want.byte_stride == [14] and facts["stride"] == "(14 B,)"
     values = win.panels["values"].panel
     qtbot.waitUntil(lambda: values.name() == "data.pos.b" and values.plane() is not None)
     plane = values.plane()
@@ -148,3 +149,39 @@ def test_why_a_value_is_not_shown_is_said_in_the_window_language(
             ).format(**info.value.params)
             assert values.message.text() == want
             assert (("记录" in want) if name == "data" else ("数据" in want)) == (lang == "zh")
+
+
+def test_a_plot_of_dates_reads_dates_and_a_field_says_its_stride_in_bytes(
+    qtbot: QtBot, make_window: Any, tmp_path: Path
+) -> None:
+    # seen in the real window: a plot of dates read '1.79618e+09' on every tick, and a float64
+    # field of a 22-byte record said 'stride (2,)', 'storage offset 1' (floored elements)
+    import pyqtgraph as pg
+
+    rec = np.zeros(5, dtype=[("x", "<f4"), ("pos", [("a", "<i2"), ("b", "<f8")]),
+                             ("when", "<M8[s]")])
+    rec["when"] = np.datetime64("2026-12-02T01:00:00") + np.arange(5) * 3600
+    np.save(tmp_path / "data.npy", rec)
+    win = make_window()
+    win.open_paths([str(tmp_path / "data.npy")])
+    qtbot.waitUntil(lambda: "data" in win.workspace.names())
+    win.workspace.selected = "data.when"
+    values = win.panels["values"].panel
+    qtbot.waitUntil(lambda: values.name() == "data.when" and values.plane() is not None)
+    assert values.current_view() == "plot"
+    axis = values.plot_item.getAxis("left")
+    assert isinstance(axis, pg.DateAxisItem)
+    y = values.curve.getData()[1]
+    want = rec["when"].astype("M8[s]").astype(np.int64).astype(np.float64)  # POSIX seconds
+    assert np.array_equal(y, want)
+    assert axis.utcOffset == 0  # NumPy's dates have no time zone: shown as UTC
+    inspector = win.panels["inspector"]
+    qtbot.waitUntil(lambda: inspector.name == "data.when")
+    facts = inspector.shown_facts()
+    assert facts["stride"] == "(22 B,)" and facts["storage_offset"] == "14 B"
+    assert tx.describe(rec["when"]).byte_stride == [22]
+    # a plain value again: numbers on the axis
+    win.workspace["v"] = np.arange(4.0)
+    win.workspace.selected = "v"
+    qtbot.waitUntil(lambda: values.name() == "v" and values.plane() is not None)
+    assert not isinstance(values.plot_item.getAxis("left"), pg.DateAxisItem)

@@ -59,6 +59,10 @@ class TensorFacts:
     mapped_file: str | None = None  # the file whose memory map holds this value's bytes
     mapped_offset: int | None = None  # the byte of that file where the first element lies
     mapped_mode: str | None = None  # "copy-on-write" | "read-only" | "read-write"
+    #: the same in bytes (what NumPy's ``strides`` say): a record's field steps over the other
+    #: fields, so its stride may be no whole number of its own elements (22 bytes of float64)
+    byte_stride: list[int] = field(default_factory=list)
+    byte_offset: int = 0
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,6 +146,8 @@ def _describe_tensor(t: torch.Tensor) -> TensorFacts:
         mapped_file=mapped.path if mapped else None,
         mapped_offset=mapped.offset if mapped else None,
         mapped_mode=mapped.mode if mapped else None,
+        byte_stride=[n * element_size for n in stride],
+        byte_offset=storage_offset * element_size,
         notes=notes,
     )
 
@@ -163,7 +169,10 @@ def _describe_array(a: np.ndarray) -> TensorFacts:
             stride.append(s // itemsize)
         else:
             stride.append(math.floor(s / itemsize) if itemsize else 0)
-            notes.append("a stride is not a whole number of elements")
+    if itemsize and any(s % itemsize for s in a.strides):
+        notes.append(f"strides of {tuple(a.strides)} bytes are no whole number of "
+                     f"{itemsize}-byte elements (a record's field steps over the other "
+                     "fields): byte_stride has them exactly")
     alloc = memory.allocation(a)
     storage_offset = alloc.offset_bytes // itemsize if itemsize else 0
     mapped = loading.map_info_of(a)
@@ -199,6 +208,8 @@ def _describe_array(a: np.ndarray) -> TensorFacts:
         mapped_file=mapped.path if mapped else None,
         mapped_offset=mapped.offset if mapped else None,
         mapped_mode=mapped.mode if mapped else None,
+        byte_stride=[int(b) for b in a.strides],
+        byte_offset=int(alloc.offset_bytes),
         notes=notes,
     )
 

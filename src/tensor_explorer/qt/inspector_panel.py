@@ -363,6 +363,12 @@ class InspectorPanel(QtWidgets.QWidget):
                 if facts.kind == "ndarray" and title == GROUPS[2][0]:  # no autograd for arrays
                     continue
                 text = tr(MAP_MODES.get(d[key], d[key])) if key == "mapped_mode" else _fmt(key, d[key])
+                size = facts.element_size
+                if key == "stride" and size and any(b % size for b in facts.byte_stride):
+                    # no whole number of elements (a record's field): the bytes, exactly
+                    text = _fmt(key, [f"{b} B" for b in facts.byte_stride])
+                elif key == "storage_offset" and size and facts.byte_offset % size:
+                    text = f"{facts.byte_offset} B"
                 self._row(group, tr(label), text, tr(tip), key)
             if group.childCount() == 0:
                 self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(group))

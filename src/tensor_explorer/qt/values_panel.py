@@ -159,6 +159,8 @@ class ValuesPanel(QtWidgets.QWidget):
         # 1-d plot
         self.plot_widget = pg.PlotWidget()
         self.plot_item = self.plot_widget.getPlotItem()
+        self._number_axis = self.plot_item.getAxis("left")
+        self._date_axis = pg.DateAxisItem(orientation="left", utcOffset=0)  # NumPy's dates
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setMenuEnabled(False)
         # draw at most ~2 points per pixel (min/max per bin, so spikes survive); only what is
@@ -775,10 +777,30 @@ class ValuesPanel(QtWidgets.QWidget):
         self.scalar.setText(rich)
         self.scalar.setStyleSheet(f"color: {colour}; font-size: {size}pt;")
 
+    def _date_scale(self, plane: Plane) -> float | None:
+        """Seconds per unit of a plane of dates (its integers are counts of that unit), or
+        None: not dates, or in months or years (no fixed length)."""
+        if plane.kind != "datetime":
+            return None
+        unit, count = np.datetime_data(np.dtype(plane.dtype))
+        if unit in ("Y", "M", "generic"):
+            return None
+        return float(np.timedelta64(count, unit) / np.timedelta64(1, "s"))
+
+    def _left_axis(self, dates: bool) -> None:
+        """The plot's value axis: dates and times for dates, numbers otherwise."""
+        want = self._date_axis if dates else self._number_axis
+        if self.plot_item.getAxis("left") is not want:
+            self.plot_item.setAxisItems({"left": want})
+
     def _draw_plot(self, plane: Plane) -> None:
         t = theme.current()
         x = plane.positions(0).astype(np.float64)
         y = np.where(np.isfinite(plane.data), plane.data, np.nan)
+        seconds = self._date_scale(plane)
+        self._left_axis(seconds is not None)
+        if seconds is not None:
+            y = y * seconds  # POSIX seconds: the axis reads dates and times
         scale = theme.state().scale
         n = len(x)
         # Qt strokes wide antialiased lines very slowly (~0.5 ms a point): only short lines
@@ -793,6 +815,8 @@ class ValuesPanel(QtWidgets.QWidget):
         self.curve.setData(x, y, pen=pen, connect="finite", **symbols)
         lo = plane.lo if plane.lo is not None else 0.0
         hi = plane.hi if plane.hi is not None else 1.0
+        if seconds is not None:
+            lo, hi = lo * seconds, hi * seconds
         spots = []
         for key, mask, symbol, ypos in (("nan", plane.nan, "x", lo),
                                         ("posinf", plane.posinf, "t1", hi),
@@ -898,7 +922,11 @@ class ValuesPanel(QtWidgets.QWidget):
         """The axis labels of the plot (1-d plane) or heatmap (2-d plane)."""
         if plane.data.ndim == 1:
             self.plot_item.setLabel("bottom", self.tr("index"))
-            self.plot_item.setLabel("left", self._part_text() if plane.kind == "complex" else "")
+            left = self._part_text() if plane.kind == "complex" else ""
+            if plane.kind == "timedelta":  # durations: their integers count this unit
+                unit, count = np.datetime_data(np.dtype(plane.dtype))
+                left = f"{count} {unit}" if count != 1 else unit
+            self.plot_item.setLabel("left", left)
         elif plane.data.ndim == 2:
             r_axis, c_axis = plane.axes
             self.heat_item.setLabel("left", self.tr("axis {axis}").format(axis=r_axis))
