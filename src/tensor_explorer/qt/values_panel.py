@@ -785,7 +785,7 @@ class ValuesPanel(QtWidgets.QWidget):
         unit, count = np.datetime_data(np.dtype(plane.dtype))
         if unit in ("Y", "M", "generic"):
             return None
-        step = np.array([count], dtype=f"m8[{unit}]")  # one unit, as NumPy spells it
+        step = np.array(count, dtype=f"m8[{unit}]")  # one unit, as NumPy spells it
         return float(step / np.timedelta64(1, "s"))
 
     def _left_axis(self, dates: bool) -> None:
