@@ -539,6 +539,15 @@ class MultiscaleHeatmap(QtCore.QObject):
                 return (i, j), (di, dj)
         return (i, j), None
 
+    def in_mid(self) -> bool:
+        """Whether the element :meth:`locate` last found lies in the region summary (the hover
+        line then describes that level's block, not the preview's sample)."""
+        if self.mid is None or self._pointer is None:
+            return False
+        m, m0, n0 = self.mid
+        er, ec = self._pointer[0] - m0, self._pointer[1] - n0
+        return 0 <= er < m.size[0] and 0 <= ec < m.size[1]
+
     def hover_text(self, cell: tuple[int, int], detail_cell: tuple[int, int] | None) -> str | None:
         """What hovering says beyond the preview's own cell: the exact element of the region,
         or the extremes and NaN/Inf counts of the block the preview cell stands for."""
@@ -550,11 +559,10 @@ class MultiscaleHeatmap(QtCore.QObject):
                 text += f"   ({preview.format_value(d.data[detail_cell], 'float64')})"
             return f"[{idx}] = {text}"
         s, origin = self.summary, (0, 0)
-        if self.mid is not None and self._pointer is not None:
-            m, m0, n0 = self.mid
+        if self.mid is not None and self._pointer is not None and self.in_mid():
+            m, m0, n0 = self.mid  # the finer level's block
             er, ec = self._pointer[0] - m0, self._pointer[1] - n0
-            if 0 <= er < m.size[0] and 0 <= ec < m.size[1]:  # the finer level's block
-                s, origin, cell = m, (m0, n0), (er // m.steps[0], ec // m.steps[1])
+            s, origin, cell = m, (m0, n0), (er // m.steps[0], ec // m.steps[1])
         if s is None:
             return None
         i, j = cell

@@ -1005,8 +1005,8 @@ class ValuesPanel(QtWidgets.QWidget):
         self._set_hover(cell)
         # zoomed in: the exact element there; a preview: what its block holds
         more = self.heatmap.hover_text(cell, detail_cell)
-        if more is not None:
-            self.hover.setText(more if detail_cell is not None
+        if more is not None:  # an exact element, or a finer level's block: on its own
+            self.hover.setText(more if detail_cell is not None or self.heatmap.in_mid()
                                else f"{self.hover.text()}   · {more}")
 
     def _on_plot_hover(self, event: tuple[Any, ...]) -> None:
