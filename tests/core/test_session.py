@@ -6,6 +6,8 @@ import dataclasses
 import json
 import pickle
 import struct
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -529,3 +531,182 @@ def test_load_session_replaces_contents_atomically(saved: Path, tmp_path: Path) 
     other.load_session(saved)
     other.run("y = torch.tensor(2.0)")
     assert other["g"](3).item() == 6.0  # g's globals are this workspace's values
+
+
+# ----- session depends on workspace, never the other way round ----------------------------------
+
+
+ALL_EVENTS = ("added", "changed", "removed", "renamed", "selected", "output", "ran", "undoable",
+              "not_undoable")
+
+
+def record_events(ws: Workspace) -> list[tuple[Any, ...]]:
+    """Every event ``ws`` emits from now on, as (event, args...) (a Change as its type)."""
+    events: list[tuple[Any, ...]] = []
+    for name in ALL_EVENTS:
+        getattr(ws.events, name).connect(
+            lambda *args, name=name: events.append(
+                (name, *(a if a is None or isinstance(a, str) else type(a).__name__
+                         for a in args))))  # fmt: skip
+    return events
+
+
+@pytest.fixture
+def rich(tmp_path: Path) -> Path:
+    """A session with data (a leaf with its grad, a view, a plain value, an array), a function
+    and a module rebuilt from their statements, a name for a module's parameter, a selection."""
+    ws = Workspace()
+    ws.run("x = torch.arange(6.0).reshape(2, 3).requires_grad_()\n(x * x).sum().backward()\n"
+           "v = x.detach()[:, 1]\nn = 3\na = np.ones(2)\ndef f(u):\n    return u + n\n"
+           "net = nn.Linear(2, 3)\nw = net.weight")  # fmt: skip
+    ws.selected = "v"
+    path = tmp_path / "rich.txs"
+    ws.save(path)
+    return path
+
+
+@pytest.mark.parametrize("track", [False, True], ids=["untracked", "tracked"])
+def test_opening_into_a_workspace_emits_one_replacement(rich: Path, track: bool) -> None:
+    # What panels saw before (session.py emitting them): removed for each old name, selected
+    # None, added for each new name, the selection, and (tracked) not_undoable. Replaying a
+    # function's or a module's statement no longer leaks in between: no `added` twice, no `ran`
+    # for a statement that is not the history, no `undoable` at once made void.
+    ws = Workspace()
+    ws.run("old = torch.zeros(2)\nk = 1")
+    ws.selected = "k"
+    ws.track_changes = track
+    events = record_events(ws)
+    assert ws.load_session(rich) == ["x", "v", "n", "a", "f", "net", "w"]
+    expected: list[tuple[Any, ...]] = [
+        ("removed", "old"), ("removed", "k"), ("selected", None),
+        *[("added", name) for name in ws.names()], ("selected", "v"),
+    ]  # fmt: skip
+    if track:
+        expected.append(("not_undoable", "a session was opened"))
+    assert events == expected
+    assert ws.track_changes == track
+    # and what was restored: values, sharing, grads, history, origins, selection
+    fresh = Workspace.open(rich)
+    assert ws.names() == fresh.names() and ws.selected == fresh.selected == "v"
+    assert [r.source for r in ws.history] == [r.source for r in fresh.history]
+    assert all(ws.origin(n) == fresh.origin(n) for n in ws.names())
+    assert torch.equal(ws["x"].grad, 2 * ws["x"].detach())
+    assert ws["v"].untyped_storage().data_ptr() == ws["x"].untyped_storage().data_ptr()
+    assert ws["w"] is ws["net"].weight and ws["f"](1) == 4
+
+
+def test_opening_an_empty_workspace_emits_only_added(rich: Path) -> None:
+    ws = Workspace()
+    events = record_events(ws)
+    ws.load_session(rich)
+    assert events == [*[("added", name) for name in ws.names()], ("selected", "v")]
+
+
+def test_a_value_that_cannot_be_rebuilt_is_left_out_with_a_note(rich: Path) -> None:
+    def break_f(m: dict[str, Any]) -> None:
+        (entry,) = [e for e in m["values"] if e["name"] == "f"]
+        entry["recipe"] = "f = 3"  # binds f, but not to a function
+
+    rewrite(rich, break_f)
+    ws = Workspace()
+    events = record_events(ws)
+    ws.load_session(rich)
+    assert ws.names() == ["x", "v", "n", "a", "net", "w"]
+    assert any("f (a function) could not be rebuilt" in note for note in ws.session_notes)
+    assert ("added", "f") not in events and "removed" not in [e[0] for e in events]
+
+
+def test_undo_goes_on_working_across_an_open(rich: Path) -> None:
+    from tensor_explorer.core.undo import UndoHistory
+
+    ws = Workspace()
+    ws.track_changes = True
+    undo = UndoHistory()
+    ws.events.undoable.connect(undo.push)
+    ws.events.not_undoable.connect(undo.clear)
+    ws.run("mine = torch.ones(2)")
+    assert undo.undo_label is not None
+    ws.load_session(rich)
+    assert not undo.done and undo.cleared_because == "a session was opened"
+    opened = ([r.source for r in ws.history], ws.names(), ws.selected)
+    ws.run("x.data.add_(10)")
+    ws.run("z = v * 2")
+    assert ws["v"].tolist() == [11.0, 14.0]
+    assert undo.undo(ws) is not None and undo.undo(ws) is not None
+    assert ([r.source for r in ws.history], ws.names(), ws.selected) == opened
+    assert ws["x"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and ws["v"].tolist() == [1, 4]
+    assert ws["v"].untyped_storage().data_ptr() == ws["x"].untyped_storage().data_ptr()
+    assert undo.undo(ws) is None  # nothing before the open: it cannot be undone
+    assert undo.redo(ws) is not None and ws["v"].tolist() == [11.0, 14.0]
+
+
+def test_session_touches_no_private_field_of_a_workspace(
+    rich: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # behaviour, not text: every attribute of a workspace that code in session.py reads or
+    # writes while saving, opening and loading into one
+    here = Path(session.__file__).resolve()
+    touched: list[str] = []
+
+    class Watched(Workspace):
+        def __getattribute__(self, name: str) -> Any:
+            _note(name)
+            return super().__getattribute__(name)
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            _note(name)
+            super().__setattr__(name, value)
+
+    def _note(name: str) -> None:
+        if name.startswith("_") and not name.startswith("__"):
+            caller = sys._getframe(2).f_code.co_filename
+            if Path(caller).resolve() == here:
+                touched.append(name)
+
+    into = Watched()
+    into.run("old = 1")
+    into.load_session(rich)
+    assert into.names() == ["x", "v", "n", "a", "f", "net", "w"]
+    into.save(tmp_path / "again.txs")
+    session.write(session.capture(into), tmp_path / "captured.txs")
+    assert Workspace.open(tmp_path / "captured.txs").names() == into.names()
+    assert touched == []
+    monkeypatch.setattr(session, "Workspace", Watched)  # what Workspace.open makes
+    opened = Watched.open(rich)
+    assert isinstance(opened, Watched) and opened.names() == into.names()
+    assert touched == []
+    # the watch works: it sees what session.py would touch
+    exec(compile("ws._ns", str(here), "eval"), {"ws": into})
+    assert touched == ["_ns"]
+
+
+def test_the_workspace_module_never_imports_the_session_module() -> None:
+    import ast
+    import tomllib
+
+    from tensor_explorer.core import workspace
+
+    tree = ast.parse(Path(workspace.__file__).read_text(encoding="utf-8"))
+    imported: list[str] = []
+    for node in ast.walk(tree):  # inside functions too
+        if isinstance(node, ast.Import):
+            imported += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            imported += [node.module or ""] + [f"{node.module or ''}.{a.name}" for a in node.names]
+    assert [m for m in imported if m.split(".")[-1] == "session"] == []
+    # and lint-imports (scripts/test) holds it to that, indirect imports included
+    pyproject = Path(__file__).parents[2] / "pyproject.toml"
+    contracts = tomllib.loads(pyproject.read_text())["tool"]["importlinter"]["contracts"]
+    assert any(c["type"] == "forbidden" and c["source_modules"] == [workspace.__name__]
+               and session.__name__ in c["forbidden_modules"] for c in contracts)
+
+
+def test_save_open_and_load_session_work_whatever_is_imported_first(tmp_path: Path) -> None:
+    # a fresh interpreter that imports only the workspace module: the contract's calls work
+    code = ("import sys\nfrom tensor_explorer.core.workspace import Workspace\n"
+            "ws = Workspace()\nws.run('x = torch.ones(2)\\ny = x[1:]')\nws.save(sys.argv[1])\n"
+            "print(Workspace.open(sys.argv[1]).names(), Workspace().load_session(sys.argv[1]))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.txs")],
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "['x', 'y'] ['x', 'y']"

@@ -298,3 +298,76 @@ def test_relations_are_computed_as_they_are_read(monkeypatch) -> None:
                     for t in (a, b)]
         assert r.shared_bytes == 4 * len(elements[0] & elements[1]) == 0
         assert r.kind == "same-storage"
+
+
+# ----- replace_contents: what a session (or anything else) restores, as one change -------------
+
+
+def test_replace_contents_is_one_change_with_the_events_of_one() -> None:
+    from tensor_explorer.core.workspace import Origin
+
+    ws = tx.Workspace()
+    ws.run("old = torch.zeros(2)\nk = 1")
+    ws.selected = "k"
+    ws.track_changes = True
+    rec = Recorder(ws)
+    undoable: list[Any] = []
+    refused: list[str] = []
+    ws.events.undoable.connect(undoable.append)
+    ws.events.not_undoable.connect(refused.append)
+    a = torch.arange(4.0)
+    history = [Record("run", "a = torch.arange(4.0)", bound=("a",))]
+    origins = {"a": Origin("a", "run", "a = torch.arange(4.0)"), "gone": Origin("gone", "set")}
+
+    def rebuild(notes: list[str]) -> dict[str, Any]:
+        assert ws["a"] is a and "old" not in ws  # the values are in place, the old ones gone
+        ws.run("def f(u):\n    return u + a", restricted=True)
+        ws.run("junk = 5", restricted=True)  # bound, but not returned: left out
+        notes.append("f rebuilt")
+        return {"f": ws["f"]}
+
+    names = ws.replace_contents({"a": a, "b": 2}, history=history, origins=origins,
+                                selected="a", notes=("first",), rebuild=rebuild,
+                                order=["f", "a", "b", "missing"], reason="testing")  # fmt: skip
+    assert names == ["f", "a", "b"] == ws.names()
+    assert ws["a"] is a and ws["f"](torch.ones(4)).tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert ws.history == history and ws.origin("a") == origins["a"] and ws.origin("f") is None
+    assert ws.selected == "a" and ws.session_notes == ("first", "f rebuilt")
+    assert rec.events == [("removed", "old"), ("removed", "k"), ("selected", None),
+                          ("added", "f"), ("added", "a"), ("added", "b"), ("selected", "a")]
+    assert refused == ["testing"] and undoable == [] and ws.track_changes
+    assert ws.trusted_code() == []  # data from a file: a restricted program may share it
+    ws.run("c = a.sum()", restricted=True)
+    assert ws["c"].item() == 6.0
+
+
+def test_replace_contents_checks_names_before_changing_anything() -> None:
+    ws = tx.Workspace()
+    ws.run("x = torch.ones(2)")
+    rec = Recorder(ws)
+    for bad in ("_hidden", "torch", "not a name", "class"):
+        with pytest.raises(ValueError):
+            ws.replace_contents({"ok": 1, bad: 2})
+    assert ws.names() == ["x"] and rec.events == []
+
+
+def test_replace_contents_without_order_keeps_values_then_rebuilt() -> None:
+    ws = tx.Workspace()
+    names = ws.replace_contents({"b": 1, "a": 2}, rebuild=lambda notes: {"c": 3, "a": 4})
+    assert names == ["b", "a", "c"] and ws["a"] == 4
+    assert ws.selected is None and ws.history == [] and ws.session_notes == ()
+
+
+def test_replace_contents_that_fails_still_tells_the_panels() -> None:
+    ws = tx.Workspace()
+    ws.run("old = 1")
+    ws.track_changes = True
+    rec = Recorder(ws)
+
+    def rebuild(notes: list[str]) -> dict[str, Any]:
+        raise KeyError("broken")
+
+    with pytest.raises(KeyError):
+        ws.replace_contents({"a": 1}, rebuild=rebuild)
+    assert ws.track_changes  # back on
+    assert rec.events == [("removed", "old"), *[("added", n) for n in ws.names()]]

@@ -38,6 +38,12 @@ anything, and builds a *new* workspace: a corrupt or hostile file raises
 
 Saving can be split for background autosave: :func:`capture` (quick, on the thread that owns
 the workspace; copies small data) and :func:`write` (anywhere; atomic: temp file + rename).
+
+This module depends on :mod:`~tensor_explorer.core.workspace`, never the other way round: it
+reads a workspace through its public API, puts what it opened in through
+:meth:`~tensor_explorer.core.workspace.Workspace.replace_contents` (which emits the events), and
+registers itself (:func:`~tensor_explorer.core.workspace.use_session_files`) for ``ws.save``,
+``Workspace.open`` and ``ws.load_session``.
 """
 
 from __future__ import annotations
@@ -58,16 +64,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 import torch
 
 from .loading import LoadError, check_dtype
+from .runner import ProgramError
 from .sysmem import memory_limit as _available_memory  # replaced by tests
-
-if TYPE_CHECKING:
-    from .workspace import Workspace
+from .workspace import Origin, Record, Workspace, check_name, use_session_files
 
 __all__ = [
     "FORMAT",
@@ -802,8 +807,6 @@ class _Checked:
 
 
 def _validate(m: Any) -> _Checked:
-    from .workspace import Origin, Record, _check_name
-
     _keys(m, {"format", "version", "byteorder", "torch", "allocations", "values", "history",
               "origins", "selected", "notes"},
           {"format", "version", "allocations", "values"}, "the manifest")  # fmt: skip
@@ -831,7 +834,7 @@ def _validate(m: Any) -> _Checked:
         _need(type(e) is dict and type(e.get("name")) is str, f"value {i} has no name")
         name = e["name"]
         try:
-            _check_name(name)
+            check_name(name)
         except ValueError as exc:
             raise _Bad(f"value {i}: {exc}") from None
         _need(name not in seen, f"the name {name!r} appears twice")
@@ -1126,13 +1129,8 @@ class _Builder:
 
 
 def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = None) -> Workspace:
-    from .runner import ProgramError, is_hidden
-    from .workspace import Workspace
-
     b = _Builder(c, buffers)
     built: dict[str, Any] = {}
-    order = [name for name, _, _ in c.values]
-    missing: list[str] = []
     for name, kind, spec in c.values:
         if kind == "tensor":
             built[name] = b.tensor(spec, name)
@@ -1143,75 +1141,84 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = No
         elif kind == "not_saved":
             typ, note = spec
             b.notes.append(f"{name} (a {typ}) was not saved: {note}")
-            missing.append(name)
     ws = Workspace() if into is None else into
-    if into is not None:
-        into.clear()
-    ns = ws._ns
-    ns.update(built)
-    # functions and modules: replay the statement that made them through the restricted runner
-    modules: dict[str, torch.nn.Module] = {}
-    for name, kind, spec in c.values:
-        if kind != "rebuilt":
-            continue
-        typ, recipe, state, training = spec
-        problem = _check_recipe(recipe, name)
-        value = None
-        if problem is None:
-            try:
-                with torch.random.fork_rng(devices=[]):
-                    # code from a file: restricted, whatever the workspace's own mode
-                    ws.run(recipe, restricted=True, time_limit=_RECIPE_TIME_LIMIT)
-                value = ns.get(name)
-            except ProgramError as exc:
-                problem = f"running its statement again failed ({exc.headline})"
-            except RuntimeError as exc:  # e.g. a program is running in ``into``
-                problem = f"it could not be run again ({exc})"
-        if problem is None and typ == "function":
-            if not isinstance(value, types.FunctionType):
-                problem = "its statement did not make a function"
-        elif problem is None:
-            try:
-                problem = _restore_module(
-                    b, name, value, typ, state, training, {**built, **modules}
-                )
-            except (RuntimeError, ValueError, TypeError, _Bad) as exc:
-                problem = f"its saved state does not fit it ({exc})"
+
+    def rebuild(notes: list[str]) -> dict[str, Any]:
+        """Functions and modules: replay the statement that made them through the restricted
+        runner, in ``ws`` (their code belongs to it); then the same tensor objects under
+        several names. Notes go on in the order they come (``b`` adds some as it reads)."""
+        notes.extend(b.notes)
+        b.notes = notes
+        made: dict[str, Any] = {}
+        modules: dict[str, torch.nn.Module] = {}
+        for name, kind, spec in c.values:
+            if kind != "rebuilt":
+                continue
+            typ, recipe, state, training = spec
+            problem = _check_recipe(recipe, name)
+            value = None
             if problem is None:
-                assert isinstance(value, torch.nn.Module)  # _restore_module checked it
-                modules[name] = value
-        if problem is not None:
-            b.notes.append(f"{name} (a {typ}) could not be rebuilt: {problem}")
-            ns.pop(name, None)
-            missing.append(name)
-    # the same tensor object under several names
-    for name, kind, spec in c.values:
-        if kind == "same":
-            target = _follow(spec, built, modules)
-            if target is None:
-                b.notes.append(f"{name} refers to a value that could not be opened")
-                missing.append(name)
+                try:
+                    with torch.random.fork_rng(devices=[]):
+                        # code from a file: restricted, whatever the workspace's own mode
+                        ws.run(recipe, restricted=True, time_limit=_RECIPE_TIME_LIMIT)
+                    value = ws.get(name)
+                except ProgramError as exc:
+                    problem = f"running its statement again failed ({exc.headline})"
+                except RuntimeError as exc:
+                    problem = f"it could not be run again ({exc})"
+            if problem is None and typ == "function":
+                if not isinstance(value, types.FunctionType):
+                    problem = "its statement did not make a function"
+            elif problem is None:
+                try:
+                    problem = _restore_module(
+                        b, name, value, typ, state, training, {**built, **modules}
+                    )
+                except (RuntimeError, ValueError, TypeError, _Bad) as exc:
+                    problem = f"its saved state does not fit it ({exc})"
+                if problem is None:
+                    assert isinstance(value, torch.nn.Module)  # _restore_module checked it
+                    modules[name] = value
+            if problem is not None:
+                notes.append(f"{name} (a {typ}) could not be rebuilt: {problem}")
+                if name in ws:  # what its statement did make is not it: later ones must not see it
+                    del ws[name]
             else:
-                ns[name] = target
-    # names in their saved order, after the hidden ones
-    hidden = {k: v for k, v in ns.items() if is_hidden(k, v)}
-    user = {k: ns[k] for k in order if k in ns}
-    ns.clear()
-    ns.update(hidden)
-    ns.update(user)
-    ws._invalidate()
-    ws._history = list(c.history)
-    ws._origins = {k: v for k, v in c.origins.items() if k in user}
-    ws._selected = c.selected if c.selected in user else None
-    ws.last_notes = ()
-    ws.last_output = ""
-    ws.session_notes = tuple(b.notes)
-    if into is not None:
-        for name in user:
-            ws.events.added.emit(name)
-        if ws._selected is not None:
-            ws.events.selected.emit(ws._selected)
+                made[name] = value
+        for name, kind, spec in c.values:
+            if kind == "same":
+                target = _follow(spec, built, modules)
+                if target is None:
+                    notes.append(f"{name} refers to a value that could not be opened")
+                else:
+                    made[name] = target
+        return made
+
+    ws.replace_contents(
+        built,
+        history=c.history,
+        origins=c.origins,
+        selected=c.selected,
+        rebuild=rebuild,
+        order=[name for name, _, _ in c.values],
+        reason="a session was opened",
+    )
     return ws
+
+
+class _SessionFiles:
+    """This module's reader and writer, as :class:`Workspace` calls them (``save``, ``open``,
+    ``load_session``)."""
+
+    def save(self, ws: Workspace, path: str | os.PathLike[str]) -> None:
+        save_session(ws, path)
+
+    def open(self, path: str | os.PathLike[str], into: Workspace | None = None) -> Workspace:
+        return open_session(path, into)
+
+
+use_session_files(_SessionFiles())
 
 
 def _check_recipe(recipe: str, name: str) -> str | None:

@@ -6,6 +6,12 @@ panels. It never imports Qt: panels subscribe to its psygnal events.
 Events (``ws.events``): ``added(name)``, ``changed(name)``, ``removed(name)``,
 ``renamed(old, new)``, ``selected(name | None)``, ``output(text)`` (captured ``print`` output and
 warning notes), ``ran(record)`` (one :class:`Record` per successful top-level statement).
+
+Session files (``save``, ``open``, ``load_session``) are read and written by
+:mod:`tensor_explorer.core.session`, which depends on this module and never the other way round:
+it registers its reader and writer here (:func:`use_session_files`) when it is imported, and
+importing ``tensor_explorer.core`` imports it. What a session restores goes in through one
+public method, :meth:`Workspace.replace_contents`.
 """
 
 from __future__ import annotations
@@ -19,11 +25,11 @@ import os
 import textwrap
 import threading
 import types
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -44,7 +50,8 @@ from .runner import (
 )
 from .undo import Change, Names, watching
 
-__all__ = ["Origin", "Record", "Workspace", "WorkspaceEvents"]
+__all__ = ["Origin", "Record", "SessionFiles", "Workspace", "WorkspaceEvents", "check_name",
+           "use_session_files"]
 
 #: values with more elements than this are written into scripts as a comment, not a literal
 LITERAL_LIMIT = 1000
@@ -330,7 +337,7 @@ class Workspace:
     def set(self, name: str, value: Any, *, file: str | None = None) -> None:
         """``ws[name] = value``; ``file`` is the file it was read from, when it was (its
         origin says so: the Inspector shows "opened from data.npy")."""
-        _check_name(name)
+        check_name(name)
         with self._changing(f"set {name}", watch=False), self._exclusive():
             existed = name in self
             self._ns[name] = value
@@ -364,7 +371,7 @@ class Workspace:
         """Give the value ``old`` the name ``new`` (keeping its place in the order)."""
         if old not in self:
             raise KeyError(old)
-        _check_name(new)
+        check_name(new)
         if new in self._ns:
             raise ValueError(f"{new!r} is already used")
         with self._changing(f"rename {old} to {new}", watch=False), self._exclusive():
@@ -414,33 +421,107 @@ class Workspace:
         """Write the whole workspace (values, names, order, ``requires_grad``, ``.grad``,
         history, origins, selection, and which values share memory) to the session file
         ``path``, atomically. See :mod:`tensor_explorer.core.session`."""
-        from .session import save_session
-
+        files = session_files()
         with self._exclusive():
-            save_session(self, path)
+            files.save(self, path)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Workspace:
         """A new workspace from the session file ``path``. Nothing is unpickled; a corrupt or
         hostile file raises :class:`~tensor_explorer.core.loading.LoadError`. Notes (values
         that were not saved, CUDA values opened on the CPU) are in ``session_notes``."""
-        from .session import open_session
-
-        return open_session(path)
+        return session_files().open(path)
 
     def load_session(self, path: str | os.PathLike[str]) -> list[str]:
         """Replace this workspace's contents with the session file ``path``; return the names.
 
         Atomic as far as the file goes: a corrupt or hostile file raises
-        :class:`~tensor_explorer.core.loading.LoadError` before anything here changes."""
-        from .session import open_session
-
+        :class:`~tensor_explorer.core.loading.LoadError` before anything here changes. The
+        replacement is one change (:meth:`replace_contents`) that cannot be undone."""
         if self.running:
             raise RuntimeError("a program is running in this workspace; wait or cancel() it")
-        open_session(path, into=self)
-        if self.track_changes:  # what could be undone does not lead to this state
-            self.events.not_undoable.emit("a session was opened")
+        session_files().open(path, self)
         return self.names()
+
+    def replace_contents(
+        self,
+        values: Mapping[str, Any],
+        *,
+        history: Sequence[Record] = (),
+        origins: Mapping[str, Origin] | None = None,
+        selected: str | None = None,
+        notes: Sequence[str] = (),
+        rebuild: Callable[[list[str]], Mapping[str, Any]] | None = None,
+        order: Sequence[str] | None = None,
+        reason: str = "the workspace's contents were replaced",
+    ) -> list[str]:
+        """Replace everything this workspace holds, as one change; return the names.
+
+        What it had (values, hidden names, history, origins, selection) is forgotten and
+        ``values`` take their place: data read from somewhere (a session file), not code of
+        the user's, so a restricted program may share the workspace with them. ``rebuild``,
+        when given, is then called with a list to add notes to: it may run statements here
+        (:meth:`run`, :meth:`__delitem__`) to remake what is not data (a function, a module,
+        whose code then belongs to this workspace) and returns the values it made, by name.
+        The values are listed in ``order`` (default: ``values``', then ``rebuild``'s); a name
+        in ``order`` that neither gives is left out, and so is anything else a statement of
+        ``rebuild`` bound. Then ``history`` is the history, ``origins`` the origins of the
+        values listed, ``selected`` the selection (when it is one of them), ``notes`` (and
+        those ``rebuild`` added) the ``session_notes``.
+
+        The events are those of the whole replacement, nothing in between: ``removed`` for
+        each name it had, ``selected(None)`` when something was selected, ``added`` for each
+        name it has now, ``selected(name)`` when the selection is one, and, while
+        ``track_changes`` is on, ``not_undoable(reason)``: what could be undone does not lead
+        to the new contents.
+        """
+        if self.running:
+            raise RuntimeError("a program is running in this workspace; wait or cancel() it")
+        for name in values:
+            check_name(name)
+        old_names, old_selected = self.names(), self._selected
+        tracking, self.track_changes = self.track_changes, False
+        added_notes: list[str] = []
+        try:
+            with self.events.blocked():
+                self.clear()
+                with self._exclusive():
+                    self._ns.update(values)
+                    self._invalidate()
+                made = dict(rebuild(added_notes)) if rebuild is not None else {}
+            every = {**values, **made}
+            names = list(every) if order is None else [n for n in order if n in every]
+            with self._exclusive():
+                ns = self._ns
+                hidden = {k: v for k, v in ns.items() if is_hidden(k, v)}
+                ns.clear()
+                ns.update(hidden)
+                ns.update((name, every[name]) for name in names)
+                self._invalidate()
+                self._history[:] = history
+                self._origins.clear()
+                self._origins.update((k, v) for k, v in (origins or {}).items() if k in names)
+                self._selected = selected if selected in names else None
+                self._user_names.intersection_update(ns)
+                self._to_restricted()  # what the rebuilt functions see: every value
+                self.last_output, self.last_notes, self.last_result = "", (), None
+                self.session_notes = (*notes, *added_notes)
+        finally:
+            self.track_changes = tracking
+            self._replaced(old_names, old_selected, reason)
+        return self.names()
+
+    def _replaced(self, old_names: list[str], old_selected: str | None, reason: str) -> None:
+        for name in old_names:
+            self.events.removed.emit(name)
+        if old_selected is not None:
+            self.events.selected.emit(None)
+        for name in self.names():
+            self.events.added.emit(name)
+        if self._selected is not None:
+            self.events.selected.emit(self._selected)
+        if self.track_changes:
+            self.events.not_undoable.emit(reason)
 
     # -- selection -----------------------------------------------------------------------------
 
@@ -865,7 +946,36 @@ def restricted_among_trusted(names: list[str]) -> ProgramError:
     )
 
 
-def _check_name(name: str) -> None:
+class SessionFiles(Protocol):
+    """What reads and writes session files (:mod:`tensor_explorer.core.session`)."""
+
+    def save(self, ws: Workspace, path: str | os.PathLike[str]) -> None:
+        """Write ``ws`` to ``path``."""
+
+    def open(self, path: str | os.PathLike[str], into: Workspace | None = None) -> Workspace:
+        """A new workspace from ``path`` (or ``into``, its contents replaced)."""
+
+
+_session_files: SessionFiles | None = None
+
+
+def use_session_files(files: SessionFiles) -> None:
+    """Read and write session files with ``files`` (:mod:`.session` calls this when it is
+    imported: it depends on this module, so this module cannot import it)."""
+    global _session_files
+    _session_files = files
+
+
+def session_files() -> SessionFiles:
+    """The session reader and writer :func:`use_session_files` registered."""
+    if _session_files is None:  # importing tensor_explorer.core imports the session module
+        raise RuntimeError("session files are not available: import tensor_explorer.core.session")
+    return _session_files
+
+
+def check_name(name: str) -> None:
+    """Raise ValueError unless ``name`` can name a workspace value: a Python identifier, not a
+    keyword, not starting with ``_``, not one of ``torch``/``np``/``nn``/``F``."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
         raise ValueError(f"{name!r} is not a valid Python name")
     if name.startswith("_"):
