@@ -66,6 +66,43 @@ def test_in_place_changes_of_a_failing_statement_are_written_back() -> None:
     assert ws["shared"].tolist() == [0.0, 0.0, 0.0]
 
 
+def test_a_value_that_cannot_be_written_back_is_named_in_the_error() -> None:
+    ws = tx.Workspace()
+    ws.run("t = torch.arange(3.)\nkept = torch.zeros(2)\na = np.arange(3.)")
+    # the statement grows t's storage in place: the saved three values no longer fit it
+    err = _error(ws, "if True:\n    kept.add_(1)\n    t.resize_(5).fill_(7)\n    undefined_name")
+    assert err.kind == "not-defined"
+    t = ws["t"]
+    assert t.shape == (5,) and t.tolist() == [7.0] * 5  # torch: still the statement's result
+    with pytest.raises(RuntimeError):
+        t.clone().copy_(torch.arange(3.))  # torch: the old values cannot be copied into it
+    assert ws["kept"].tolist() == [0.0, 0.0]  # what could be restored was
+    note = "t could not be restored after the error and may keep the failed statement's changes."
+    assert err.notes[-1] == note
+    assert str(err).endswith("Note: " + note)
+    assert err.text("zh").endswith("注意：t 在出错后无法恢复原值，可能仍带着出错语句所做的修改。")
+    # an array the statement changed, then made read-only
+    err = _error(ws, "if True:\n    a += 1\n    a.flags.writeable = False\n    undefined_name")
+    a = ws["a"]
+    assert not a.flags.writeable and a.tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="read-only"):
+        np.copyto(a, np.arange(3.))  # NumPy: the old values cannot be written back
+    assert err.notes[-1] == ("a could not be restored after the error and may keep the failed "
+                             "statement's changes.")
+    # a shape change that a copy would broadcast over is not a restore either
+    ws.run("s = torch.arange(3.)")
+    err = _error(ws, "s.resize_(2, 3).fill_(7) + undefined_name")
+    assert ws["s"].shape == (2, 3) and err.notes[-1].startswith("s could not be restored")
+
+
+def test_a_failed_statement_that_changes_nothing_adds_no_note() -> None:
+    ws = tx.Workspace()
+    ws.run("t = torch.arange(3.)\na = np.arange(3.)")
+    err = _error(ws, "t.add_(1) + torch.from_numpy(a).mul_(2) + undefined_name")
+    assert err.notes == ()
+    assert ws["t"].tolist() == [0.0, 1.0, 2.0] and ws["a"].tolist() == [0.0, 1.0, 2.0]
+
+
 def test_functions_see_later_bindings_like_a_repl() -> None:
     ws = tx.Workspace()
     ws.run("def scaled(t):\n    return t * k")

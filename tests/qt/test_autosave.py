@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from PySide6 import QtCore
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core.loading import LoadError
@@ -29,8 +30,10 @@ def test_changes_are_saved_once_after_a_quiet_interval(qtbot: QtBot, tmp_path: P
         ws[f"v{i}"] = torch.full((2,), float(i))
     with qtbot.waitSignal(saver.saved, timeout=5000):
         pass
-    qtbot.wait(150)
+    QtCore.QCoreApplication.sendPostedEvents()  # any change notice still on its way
+    # nothing more is scheduled or being written: no second save can come
     assert saver.saves == 1
+    assert not saver._timer.isActive() and saver._task is None
     assert pending_recovery(path)
     out = restore(path)
     assert out.names() == ws.names()
@@ -51,8 +54,11 @@ def test_no_save_while_a_program_runs_and_empty_workspace_removes_the_file(
     ws._lock.acquire()  # as if a program were running
     try:
         saver.save_now()
-        qtbot.wait(100)
-        assert saver.saves == 1
+        assert saver._task is None  # nothing captured or written...
+        for _ in range(3):  # ...however often it tries again while the program runs
+            with qtbot.waitSignal(saver._timer.timeout, timeout=5000):
+                pass
+            assert saver._task is None and saver.saves == 1
     finally:
         ws._lock.release()
     with qtbot.waitSignal(saver.saved, timeout=5000):
@@ -86,7 +92,7 @@ CHILD = textwrap.dedent(
     """
     import os, sys, time
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from PySide6 import QtWidgets
+    from PySide6 import QtCore, QtWidgets
     from tensor_explorer.core.workspace import Workspace
     from tensor_explorer.qt.autosave import Autosaver
 
@@ -96,15 +102,16 @@ CHILD = textwrap.dedent(
     saver.saved.connect(lambda path: print("saved", saver.saves, flush=True))
     ws.run("a = np.arange(6.0)\\nt = torch.from_numpy(a)\\n"
            "w = torch.tensor([1.0, 2.0], requires_grad=True)\\n(w * w).sum().backward()")
+    wait = QtCore.QEventLoop.ProcessEventsFlag.WaitForMoreEvents
     while saver.saves < 1:
-        app.processEvents()
-        time.sleep(0.01)
+        app.processEvents(wait)
     ws.run("t.add_(10)\\nk = 7")
     while saver.saves < 2:
-        app.processEvents()
-        time.sleep(0.01)
+        app.processEvents(wait)
     ws.run("u = torch.zeros(3)")  # changed after the last save: lost, as it should be
     print("working", flush=True)
+    # busy, not in the event loop (so the change to u is never saved), until the test kills
+    # it: this sleep is the situation under test, not a wait for something
     time.sleep(60)
     """
 )

@@ -18,6 +18,7 @@ from tensor_explorer.qt import graph_panel, theme
 from tensor_explorer.qt.bridge import WorkspaceBridge
 from tensor_explorer.qt.graph_panel import GraphPanel, graph_target, parse_gradient
 from tensor_explorer.qt.graph_view import NodeItem
+from tests.qt.pixels import assert_drawn, where
 
 CHAIN = "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\ny = (x * x).sum()\n"
 SEED3 = """\
@@ -463,8 +464,13 @@ def test_screenshot_png_and_svg(tmp_path: Path) -> None:
     assert screenshot_main(str(prog), str(png), panel="graph", size="1000x700") == 0
     img = QtGui.QImage(str(png))
     assert img.width() == 1000 and img.height() == 700
-    colours = {img.pixel(x, y) for x in range(0, 1000, 7) for y in range(0, 700, 7)}
-    assert len(colours) > 20  # not blank
+    light = theme.LIGHT
+    assert_drawn(img, light, "graph")  # the background, the nodes' words, antialiased detail
+    # the leaf x (green border) above the root y (orange-red border): gradients flow upward
+    leaf_y, _ = where(img, light.ok)
+    root_y, _ = where(img, light.series[1])
+    assert len(leaf_y) > 200 and len(root_y) > 200  # their borders, not only the legend
+    assert leaf_y.mean() < root_y.mean()
     assert screenshot_main(str(prog), str(svg), panel="graph", size="1000x700") == 0
     text = svg.read_text()
     assert "MulBackward0" in text and "SumBackward0" in text

@@ -6,19 +6,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt import errors, theme
 from tensor_explorer.qt.main_window import PANELS
 from tensor_explorer.qt.screenshot import render_image, settle
+from tests.qt.pixels import assert_drawn
 from tests.qt.test_app import PROGRAM
-
-
-def _colours(img: QtGui.QImage, step: int = 5) -> int:
-    return len({img.pixel(x, y) for y in range(0, img.height(), step)
-                for x in range(0, img.width(), step)})
 
 
 def test_every_panel_light_dark_english_chinese(qtbot: QtBot, make_window) -> None:
@@ -41,7 +37,7 @@ def test_every_panel_light_dark_english_chinese(qtbot: QtBot, make_window) -> No
                     widget.resize(600, 420)
                     settle(1)
                 img = render_image(widget)
-                assert _colours(img) > 5, f"{panel} {lang} {name} looks blank"
+                assert_drawn(img, theme.THEMES[name], f"{panel} {lang} {name}")
                 buf = QtCore.QBuffer()
                 buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
                 img.save(buf, "PNG")

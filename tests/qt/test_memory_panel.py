@@ -15,6 +15,7 @@ from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt import theme
 from tensor_explorer.qt.bridge import WorkspaceBridge
 from tensor_explorer.qt.memory_panel import MemoryPanel
+from tests.qt.pixels import assert_drawn, where
 
 SEED = (
     "array = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)\n"
@@ -214,8 +215,12 @@ def test_screenshot_png_and_svg(tmp_path: Path) -> None:
     assert screenshot_main(str(prog), str(png), panel="memory", size="1000x700") == 0
     img = QtGui.QImage(str(png))
     assert img.width() == 1000 and img.height() == 700
-    colours = {img.pixel(x, y) for x in range(0, 1000, 25) for y in range(0, 700, 25)}
-    assert len(colours) > 5  # not blank
+    light = theme.LIGHT
+    assert_drawn(img, light, "memory")  # the background, the words, antialiased detail
+    # a row per value, each in its own colour, in the order of the workspace
+    rows = [where(img, colour, 16)[0] for colour in light.series[:3]]  # array, shared, copied
+    assert all(len(r) > 30 for r in rows)
+    assert rows[0].mean() < rows[1].mean() < rows[2].mean()
     assert screenshot_main(str(prog), str(svg), panel="memory", size="1000x700") == 0
     text = svg.read_text()
     for name in ("array", "shared", "copied", "Allocation"):

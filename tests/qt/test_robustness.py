@@ -19,7 +19,6 @@ Modal dialogs (file choosers, message boxes) are replaced by stubs so nothing wa
 from __future__ import annotations
 
 import resource
-import time
 import zipfile
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -80,6 +79,15 @@ def settle(qtbot: QtBot, win: MainWindow) -> None:
 
     qtbot.waitUntil(idle, timeout=TIMEOUT)
     QtWidgets.QApplication.processEvents()
+
+
+def deliver_posted() -> None:
+    """Deliver the events posted so far, the deferred deletions (``deleteLater``) included, and
+    those that delivering them posts: what a short wait in the event loop was for, without
+    depending on how long the wait is."""
+    for _ in range(2):
+        QtCore.QCoreApplication.sendPostedEvents()
+        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
 
 
 def _alive(obj: QtCore.QObject) -> bool:
@@ -383,29 +391,39 @@ def test_failing_statements_in_the_code_bar(qtbot: QtBot, window: MainWindow) ->
 
 def test_a_huge_integer_power_does_not_freeze_the_window(qtbot: QtBot,
                                                          window: MainWindow) -> None:
-    """A pure-Python computation that holds the GIL (a huge ``int`` power) must not freeze the
-    UI thread, and Stop must end it promptly."""
-    win = window
+    """Pure-Python arithmetic on huge integers holds the GIL: a power too large to compute
+    is refused up front, and a loop of allowed ones leaves the UI thread its events (a timer
+    fires while it runs) and is ended by Stop, pressed from that timer, with nothing bound.
+    (How long each takes is measured in bench/, not here.)"""
+    win, check = window, Check(qtbot, window)
+    check(partial(type_and_run, win, "big = 10 ** (4 * 10 ** 6) % 7"), "too large to compute",
+          wait=check.failed)
+    assert "big" not in win.workspace
+
     before = snapshot(win.workspace)
-    ticks: list[float] = []
+    start = len(output(win))
+    fired: list[bool] = []  # the timer's calls while the program ran
+
+    def tick() -> None:
+        if win.runner.busy:
+            fired.append(True)
+            if len(fired) == 1:
+                win.stop_action.trigger()
+
     timer = QtCore.QTimer()
     timer.setInterval(20)
-    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.timeout.connect(tick)
     timer.start()
-    QtCore.QTimer.singleShot(100, win.stop_action.trigger)
-    start = time.monotonic()
-    ticks.append(start)
-    type_and_run(win, "big = 10 ** (4 * 10 ** 6) % 7")  # about 2 s of pure-Python arithmetic
+    # each power (3 million bits, under the limit) holds the GIL for a while; the loop would
+    # run for many minutes if Stop did not end it
+    type_and_run(win, "for i in range(10_000):\n    big = 3 ** 2_000_000 % 7")
     qtbot.waitUntil(lambda: not win.runner.busy, timeout=60_000)
-    took = time.monotonic() - start
     timer.stop()
-    gaps = np.diff([*ticks, time.monotonic()])
     settle(qtbot, win)
-    assert_intact(win.workspace, before, extra=("big",) if "big" in win.workspace else ())
+    assert fired, "the UI thread processed no timer event while the program ran"
+    assert "Stopped" in output(win)[start:]
+    assert_intact(win.workspace, before)  # the stopped statement bound nothing
     assert_responsive(qtbot, win)
-    if took > 1.5 or gaps.max() > 0.5:
-        pytest.xfail(f"the UI thread froze for {gaps.max():.1f} s and Stop took {took:.1f} s: "
-                     "a big-int power in the runner holds the GIL and cannot be cancelled")
 
 
 def test_a_huge_python_int_is_shown_without_an_exception(qtbot: QtBot, window: MainWindow) -> None:
@@ -419,10 +437,9 @@ def test_a_huge_python_int_is_shown_without_an_exception(qtbot: QtBot, window: M
         settle(qtbot, win)
     assert_intact(win.workspace, before, extra=("big",))
     assert_responsive(qtbot, win)
-    if errors:
-        where = {tb.tb_frame.f_code.co_name for _t, _e, tb in errors if tb is not None}
-        pytest.xfail(f"{len(errors)} exception(s) escaped into Qt ({errors[0][1]!r}) from "
-                     f"{sorted(where)}: repr() of an int over 4300 digits raises ValueError")
+    where = {tb.tb_frame.f_code.co_name for _t, _e, tb in errors if tb is not None}
+    assert not errors, (f"{len(errors)} exception(s) escaped into Qt ({errors[0][1]!r}) from "
+                        f"{sorted(where)}: repr() of an int over 4300 digits raises ValueError")
 
 
 # ---------------------------------------------------------------------------- workspace actions
@@ -762,14 +779,13 @@ def test_every_menu_action_and_unwritable_paths(qtbot: QtBot, make_window: Calla
 
 def test_theme_presentation_and_language_while_a_lesson_is_open(
         qtbot: QtBot, make_window: Callable[..., Any]) -> None:
-    """Look changes keep the lesson and its step; see :func:`stale_panel_errors` for the
-    errors the panels replaced by a language change raise (a known bug, reported)."""
+    """Look changes keep the lesson and its step, and no panel replaced by a language change
+    is still reached afterwards (:func:`stale_panel_errors`)."""
     with qtbot.capture_exceptions() as errors:
         problems = _look_changes(qtbot, make_window)
-        qtbot.wait(100)
+        deliver_posted()  # what the replaced panels would still receive
     problems += stale_panel_errors(errors)
-    if problems:
-        pytest.xfail("; ".join(problems))
+    assert not problems, "; ".join(problems)
 
 
 def stale_panel_errors(errors: list[Any]) -> list[str]:
@@ -827,14 +843,14 @@ def _look_changes(qtbot: QtBot, make_window: Callable[..., Any]) -> list[str]:
     memory = win.panels["memory"]
     assert isinstance(memory, MemoryPanel)
     qtbot.waitUntil(memory.is_ready, timeout=TIMEOUT)
-    qtbot.wait(50)  # deferred deletions of the panels replaced by the language changes
+    deliver_posted()  # deferred deletions of the panels replaced by the language changes
 
     def docks() -> int:
         return len(win.findChildren(QtWidgets.QDockWidget))
 
     assert docks() == len(PANELS)
     win.reset_layout_action.trigger()
-    qtbot.wait(50)
+    deliver_posted()
     settle(qtbot, win)
     assert_intact(win.workspace, before)
     assert_responsive(qtbot, win)
@@ -860,12 +876,10 @@ def test_select_a_value_after_switching_language(qtbot: QtBot, window: MainWindo
     with qtbot.capture_exceptions() as errors:
         for lang in ("zh", "en"):
             win.set_language(lang)
-            qtbot.wait(20)  # the replaced panels are deleted by the event loop
+            deliver_posted()  # the replaced panels are deleted by the event loop
         win.workspace.selected = "a"
         run(qtbot, win, "b = a + 1")
         assert_intact(win.workspace, before, extra=("b",))
         assert_responsive(qtbot, win)
-        qtbot.wait(50)
-    problems = stale_panel_errors(errors)
-    if problems:
-        pytest.xfail(problems[0])
+        deliver_posted()
+    assert not stale_panel_errors(errors)

@@ -10,13 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core import preview
 from tensor_explorer.qt import theme
 from tensor_explorer.qt.values_panel import ValuesPanel
 from tensor_explorer.qt.workers import wait_for_tasks
+from tests.qt.pixels import assert_drawn, count_near
 
 # The offscreen platform warns that it "does not support propagateSizeHints()" whenever a
 # top-level widget is shown (the screenshot and hover tests show the panel); that is the test
@@ -423,8 +424,31 @@ def test_screenshots_are_not_blank(panel: ValuesPanel, view: str, tmp_path: Path
     out = tmp_path / f"{view}.png"
     assert panel.grab().save(str(out))
     img = QtGui.QImage(str(out))
-    colours = {img.pixel(x, y) for x in range(0, img.width(), 7) for y in range(0, img.height(), 7)}
-    assert len(colours) > 20
+    t = theme.current()
+    assert_drawn(img, t, view)  # the background, the title and axis words, the data's detail
+    # the NaN, where it is, in the NaN colour
+    if view == "heatmap":
+        vb = panel.heat_item.getViewBox()
+        widget: QtWidgets.QWidget = panel.heat_widget
+        centre = widget.mapTo(panel, widget.mapFromScene(vb.mapViewToScene(
+            QtCore.QPointF(3, 2))))  # cell (2, 3): centred on (3, 2)
+        spot = QtCore.QRect(centre - QtCore.QPoint(2, 2), QtCore.QSize(5, 5))
+        assert count_near(img, t.nan, 0, spot) == 25  # the whole middle of the cell
+    elif view == "plot":
+        [mark] = [(float(x), float(y)) for x, y in zip(panel.marks.data["x"],
+                                                      panel.marks.data["y"], strict=True)]
+        assert mark[0] == 40
+        vb = panel.marks.getViewBox()
+        widget = panel.plot_widget
+        centre = widget.mapTo(panel, widget.mapFromScene(vb.mapViewToScene(
+            QtCore.QPointF(*mark))))
+        spot = QtCore.QRect(centre - QtCore.QPoint(6, 6), QtCore.QSize(13, 13))
+        assert count_near(img, t.nan, 16, spot) >= 10  # the "x" marker's strokes
+    else:
+        cell = panel.table.visualRect(panel.model.index(2, 3))
+        cell.moveTopLeft(panel.table.viewport().mapTo(panel, cell.topLeft()))
+        assert count_near(img, t.nan, 16, cell) >= 10  # "nan" written in the NaN colour
+        assert count_near(img, t.nan, 16) == count_near(img, t.nan, 16, cell)  # only there
 
 
 # ---------------------------------------------------------------------------- the background helper

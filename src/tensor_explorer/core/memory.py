@@ -496,18 +496,6 @@ class StridedBytes:
         """Whether one byte belongs to the set. O(depth)."""
         return self.count_in(address, address + 1) == 1
 
-    def copy_offsets(self, depth: int, lo_k: int = 0, hi_k: int | None = None) -> np.ndarray:
-        """Offsets of the copies of the depth-``depth`` inner set that make up the whole set
-        (restricted to ``lo_k <= k < hi_k`` on the outermost level). Materialises them."""
-        offs = np.array([self.offset], dtype=np.int64)
-        for i in range(len(self.levels) - 1, depth - 1, -1):
-            count, stride = self.levels[i]
-            ks = np.arange(count, dtype=np.int64)
-            if i == len(self.levels) - 1:
-                ks = ks[lo_k : count if hi_k is None else hi_k]
-            offs = (offs[:, None] + ks[None, :] * stride).ravel()
-        return offs
-
     def chunks(self, lo: int, hi: int, cap: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The runs meeting ``[lo, hi)`` (not clipped to it), at most ``cap`` at a time."""
         return _form_chunks(self.offset, self.starts, self.ends, self.levels, lo, hi, cap)

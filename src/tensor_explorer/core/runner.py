@@ -24,7 +24,6 @@ import contextlib
 import io
 import itertools
 import re
-import threading
 import time
 import types
 import warnings
@@ -187,6 +186,11 @@ _NOTES_ZH: _Table = [
         r"^(.+) may have been changed in place before the error and were too large to restore\.$"
     ),
      "{0} 可能在出错之前已被原地修改，而且太大，无法恢复原值。"),
+    (re.compile(
+        r"^(.+) could not be restored after the error and may keep the failed statement's "
+        r"changes\.$"
+    ),
+     "{0} 在出错后无法恢复原值，可能仍带着出错语句所做的修改。"),
 ]  # fmt: skip
 
 
@@ -985,14 +989,44 @@ def describe_operand(value: Any) -> str | None:
     return None
 
 
+@dataclass
+class _Saved:
+    """A tensor or array saved before a statement that may change it, to write back if the
+    statement fails."""
+
+    name: str
+    value: Any  # the object itself
+    version: int | None  # a tensor's version counter then (None: an array, or unreadable)
+    layout: Any  # :func:`_layout` then
+    copy: Any  # its values then
+
+
+def _layout(value: Any) -> Any:
+    """Shape, strides, type and memory of a tensor or array: what a write-back needs unchanged
+    (None when it cannot be read; a later None compares equal)."""
+    try:
+        if isinstance(value, torch.Tensor):
+            storage = value.untyped_storage()
+            return (tuple(value.shape), value.stride(), value.storage_offset(), value.dtype,
+                    storage.data_ptr(), storage.nbytes())
+        return (value.shape, value.strides, value.dtype, value.__array_interface__["data"][0])
+    except (RuntimeError, NotImplementedError):
+        return None
+
+
+def _failed_note(names: list[str]) -> str:
+    return (f"{', '.join(names)} could not be restored after the error and may keep the failed "
+            "statement's changes.")
+
+
 class Runner:
     """Runs compiled statements in one namespace (the one a workspace owns).
 
     Rollback of a failing statement: the namespace is restored exactly; tensors and arrays named
     in the statement (or used by functions it calls), up to 16 MiB each and 64 MiB in all, are
     saved before a statement that can change things and written back when it fails (a written
-    back tensor's version counter still goes up). Larger values are not restored; the error
-    says so.
+    back tensor's version counter still goes up). Larger values are not restored, nor are
+    values the statement resized, reshaped or made read-only; the error names them.
     """
 
     def __init__(self, namespace: dict[str, Any], controller: Controller) -> None:
@@ -1000,7 +1034,6 @@ class Runner:
         self.ctrl = controller
         self.functions: dict[str, frozenset[str]] = {}
         self._sigs: dict[str, Any] | None = None
-        self._lock = threading.Lock()
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -1026,8 +1059,8 @@ class Runner:
                     todo.append(used)
         return seen
 
-    def _snapshot(self, stmt: Statement) -> tuple[list[tuple[Any, Any, Any]], list[str]]:
-        saved: list[tuple[Any, Any, Any]] = []
+    def _snapshot(self, stmt: Statement) -> tuple[list[_Saved], list[str]]:
+        saved: list[_Saved] = []
         skipped: list[str] = []
         if not stmt.may_mutate:
             return saved, skipped
@@ -1046,28 +1079,37 @@ class Runner:
                         version = value._version
                     except RuntimeError:
                         version = None
-                    saved.append((value, version, value.detach().clone()))
+                    saved.append(_Saved(name, value, version, _layout(value),
+                                        value.detach().clone()))
                     total += nbytes
                 elif isinstance(value, np.ndarray) and value.dtype != object:
                     if value.nbytes > _SNAPSHOT_ONE or total + value.nbytes > _SNAPSHOT_ALL:
                         skipped.append(name)
                         continue
-                    saved.append((value, None, value.copy()))
+                    saved.append(_Saved(name, value, None, _layout(value), value.copy()))
                     total += value.nbytes
             except RuntimeError:
                 continue
         return saved, skipped
 
     @staticmethod
-    def _restore(saved: list[tuple[Any, Any, Any]]) -> None:
-        for value, version, copy in saved:
+    def _restore(saved: list[_Saved]) -> list[str]:
+        """Write the saved values back; returns the names of those that could not be (their
+        shape or memory was changed, they were made read-only, or the copy failed)."""
+        failed: list[str] = []
+        for item in saved:
+            value, copy = item.value, item.copy
             try:
-                if isinstance(value, torch.Tensor):
+                if _layout(value) != item.layout:
+                    # resized, reshaped or moved to other memory: a copy would broadcast into
+                    # the new shape or write into memory that is not the value's own
+                    failed.append(item.name)
+                elif isinstance(value, torch.Tensor):
                     try:
                         now = value._version
                     except RuntimeError:
                         now = None
-                    if version is not None and now == version:
+                    if item.version is not None and now == item.version:
                         continue
                     if value.is_inference():
                         with torch.inference_mode():
@@ -1075,10 +1117,14 @@ class Runner:
                     else:
                         with torch.no_grad():
                             value.copy_(copy)
-                elif value.flags.writeable and value.tobytes() != copy.tobytes():
-                    np.copyto(value, copy)
+                elif value.tobytes() != copy.tobytes():
+                    if value.flags.writeable:
+                        np.copyto(value, copy)
+                    else:
+                        failed.append(item.name)
             except (RuntimeError, ValueError, TypeError):
-                continue
+                failed.append(item.name)
+        return failed
 
     # -- running -------------------------------------------------------------------------------
 
@@ -1115,7 +1161,7 @@ class Runner:
                 error = self._error(program, stmt, exc, notes)
                 self.ns.clear()
                 self.ns.update(before)
-                self._restore(saved)
+                failed = self._restore(saved)
                 self._sigs = None
                 if error is None:
                     raise
@@ -1125,6 +1171,9 @@ class Runner:
                         f"{', '.join(not_restored)} may have been changed in place before the "
                         "error and were too large to restore.",
                     )
+                if failed:
+                    error.notes += (_failed_note(failed),)
+                if not_restored or failed:
                     error.message = error._compose()
                     error.args = (error.message,)
                 raise error from None
@@ -1137,13 +1186,14 @@ class Runner:
         except Exception as exc:  # a value whose facts cannot be read (a broken object)
             self.ns.clear()
             self.ns.update(before)
-            self._restore(saved)
+            failed = self._restore(saved)
             self._sigs = None
             raise ProgramError(
                 f"{type(exc).__name__}: {exc}", line=stmt.line, source_line=stmt.source,
                 kind="error", error_type=type(exc).__name__,
                 explanation="The statement made a value that cannot be inspected; it was "
-                            "undone.") from None
+                            "undone.",
+                notes=(_failed_note(failed),) if failed else ()) from None
         result = None
         if stmt.is_expression and value is not None:
             same = next((n for n, v in self.user_items() if v is value), None)

@@ -132,10 +132,8 @@ class GraphPanel(QtWidgets.QWidget):
     graph_shown = QtCore.Signal()
     backward_done = QtCore.Signal()
 
-    def __init__(self, bridge: WorkspaceBridge, runner: Any | None = None,
-                 parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, bridge: WorkspaceBridge, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        del runner  # (the pane runs no programs; kept for the launcher's call)
         self.setObjectName("GraphPanel")
         # torch imports ~0.3 s of modules on its first backward: do it now, off the UI thread,
         # so that the first Backward click on a small graph (run inline) does not pause

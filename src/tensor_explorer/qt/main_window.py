@@ -283,7 +283,7 @@ class MainWindow(QtWidgets.QMainWindow):
             "inspector": lambda: InspectorPanel(self.bridge),
             "values": lambda: ValuesDock(self.bridge, self.runner),
             "memory": _lazy_factory("memory_panel", "MemoryPanel", self.bridge),
-            "graph": _lazy_factory("graph_panel", "GraphPanel", self.bridge, self.runner),
+            "graph": _lazy_factory("graph_panel", "GraphPanel", self.bridge),
             "console": lambda: ConsolePanel(self.bridge, self.runner),
             "code": _lazy_factory("code_panel", "CodePanel", self.bridge),
         }

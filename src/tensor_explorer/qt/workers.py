@@ -83,9 +83,6 @@ class Task(QtCore.QObject):
         """Ask the worker to stop; nothing but ``cancelled`` will be delivered afterwards."""
         self._cancel.set()
 
-    def is_cancelled(self) -> bool:
-        return self._cancel.is_set()
-
     @property
     def running(self) -> bool:
         """True from :meth:`start` until the outcome has been delivered."""
