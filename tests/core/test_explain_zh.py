@@ -11,6 +11,7 @@ import torch
 
 import tensor_explorer as tx
 from tensor_explorer.core import autograd as ag
+from tensor_explorer.core.catalog import Message
 from tensor_explorer.core.explain import KINDS, explain, explain_warning, warning_texts
 from tensor_explorer.core.runner import ProgramError, note_in, operand_in, warnings_in
 from tests.core.error_cases import COMMON_ERRORS, MORE_ERRORS
@@ -250,7 +251,10 @@ def test_warnings_have_chinese_plain_words() -> None:
         output = f"3\nwarning: UserWarning: some torch words ({en})\n"
         assert warnings_in(output, "zh") == f"3\n警告：UserWarning: some torch words（{zh}）\n"
         assert warnings_in(output, "en") == output
-        assert note_in(f"UserWarning: words ({en})", "zh") == f"UserWarning: words（{zh}）"
+        note = Message("note.warning", category="UserWarning", message="words",
+                       plain={"en": en, "zh": zh})
+        assert note == f"UserWarning: words ({en})"
+        assert note_in(note, "zh") == f"UserWarning: words（{zh}）"
     assert operand_in("tensor (2, 3) float32 cpu", "zh") == "tensor (2, 3) float32 cpu"
 
 

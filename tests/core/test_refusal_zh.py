@@ -1,5 +1,6 @@
-"""The sandbox's refusal reasons in Chinese: every message ``refuse``/``_refuse`` can produce has
-a Chinese form (names and code kept as written), and the English stays exactly as it was."""
+"""The sandbox's refusal reasons in Chinese: every ``refuse``/``_refuse`` names a catalog code,
+every code it uses has a Chinese form (names and code kept as written), and the English stays
+exactly as it was."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import torch
 
 import tensor_explorer as tx
 from tensor_explorer.core import sandbox
+from tensor_explorer.core.catalog import CATALOG, Message, fields
 from tensor_explorer.core.runner import ProgramError, refusal_in
 from tests.core.test_sandbox import ESCAPES
 
@@ -78,72 +80,77 @@ def test_every_refusal_headline_is_chinese(ws: tx.Workspace, source: str) -> Non
     assert err.text("en") == str(err) and "已拒绝" not in str(err)
 
 
-def _sample(node: ast.expr) -> str | None:
-    """The text of a message literal with sample values in its fields (None: not a literal)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        parts = []
-        for value in node.values:
-            if isinstance(value, ast.Constant):
-                parts.append(str(value.value))
-            else:
-                assert isinstance(value, ast.FormattedValue)
-                parts.append("'sample'" if value.conversion == ord("r") else "sample")
-        return "".join(parts)
-    return None
+def _code_arg(call: ast.Call) -> ast.expr | None:
+    """The argument of a ``refuse(...)``/``_refuse(node, ...)`` call that names the message."""
+    assert isinstance(call.func, ast.Name)
+    args = call.args[1:] if call.func.id == "_refuse" else call.args
+    return args[0] if args else None
 
 
-def _sandbox_messages() -> list[str]:
+def _sandbox_codes() -> list[str]:
+    """The catalog codes sandbox.py refuses with; fails on a refusal written as text."""
     tree = ast.parse(Path(sandbox.__file__).read_text(encoding="utf-8"))
     found: list[str] = []
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in ("refuse", "_refuse")):
-            text = _sample(node.args[-1])
-            if text is not None:
-                found.append(text)
-        elif isinstance(node, ast.FunctionDef) and node.name in ("attr_refusal",
-                                                                  "_import_refusal"):
-            for ret in ast.walk(node):
-                if isinstance(ret, ast.Return) and ret.value is not None:
-                    text = _sample(ret.value)
-                    if text is not None:
-                        found.append(text)
-    # "{kind} are not available in the restricted runner", kind from the refused nodes
-    kinds = [*sandbox._REFUSED_NODES.values(), "type aliases"]
-    template = "sample are not available in the restricted runner"
-    assert template in found
-    found.remove(template)
-    found += [template.replace("sample", kind) for kind in kinds]
-    return found
+                and node.func.id in ("refuse", "_refuse", "Message")):
+            arg = node.args[0] if node.func.id == "Message" else _code_arg(node)
+            if isinstance(arg, ast.Constant):
+                assert isinstance(arg.value, str) and arg.value in CATALOG, (
+                    f"line {node.lineno}: {arg.value!r} is not a catalog code")
+                found.append(arg.value)
+            else:
+                # a Message made elsewhere: attr_refusal(...)'s ``why``, _import_refusal(...)
+                assert isinstance(arg, ast.Name | ast.Call), (
+                    f"line {node.lineno}: a refusal must be a catalog code, not "
+                    f"{ast.unparse(arg) if arg else 'nothing'}")
+    found += sandbox._REFUSED_NODES.values()
+    return sorted(set(found))
 
 
-MESSAGES = _sandbox_messages()
+CODES = _sandbox_codes()
 
 
-def test_the_messages_were_found() -> None:
-    assert len(MESSAGES) >= 30
-    assert "import of 'sample' is not available" in MESSAGES
-    assert any(m.startswith("import of 'sample' is not available: programs may") for m in
-               MESSAGES)
-    assert "sample.sample is not available in the restricted runner" in MESSAGES
+def _sample(code: str) -> Message:
+    """``code`` with sample values in its fields (a list where the field takes one)."""
+    lists = {"allowed", "modules", "names", "available"}
+    params: dict[str, object] = {}
+    for name in fields(CATALOG[code]["en"]):
+        if name == "construct":
+            params[name] = Message("construct.async-functions")
+        elif name == "reason":
+            params[name] = Message("refused.frames")
+        else:
+            params[name] = ("sample", "other") if name in lists else "sample"
+    return Message(code, **params)
 
 
-@pytest.mark.parametrize("message", MESSAGES)
-def test_every_sandbox_message_has_a_chinese_form(message: str) -> None:
+def test_the_codes_were_found() -> None:
+    assert len(CODES) >= 40
+    assert {"refused.import", "refused.import-only", "refused.member", "refused.construct",
+            "refused.advised", "construct.class-keywords"} <= set(CODES)
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_every_sandbox_message_has_a_chinese_form(code: str) -> None:
+    message = _sample(code)
     zh = refusal_in(message, "zh")
+    if code.startswith("construct."):  # a part of refused.construct, not a sentence
+        assert zh != message and _CJK.search(zh), zh
+        return
     _assert_chinese(zh, message)
     # names and code stay as written
     for name in re.findall(r"'[^']*'|\w+=|\w+\(\)|\bsample\b", message):
         assert name in zh, (name, zh)
-    assert refusal_in(message, "en") == message
+    assert refusal_in(message, "en") == message == message.render("en")
 
 
-def test_unknown_reasons_are_kept() -> None:
+def test_text_that_is_not_a_catalog_message_is_kept() -> None:
     assert refusal_in("something new", "zh") == "something new"
-    assert refusal_in("widgets are not available in the restricted runner", "zh") == (
-        "widgets are not available in the restricted runner")
+    with pytest.raises(KeyError):
+        sandbox.refuse(str(Message("refused.frames")))  # an English sentence is not a code
+    with pytest.raises(TypeError):
+        sandbox.Refused("modules cannot be changed from a program")  # nor a refusal's text
 
 
 def test_import_refusal_lists_the_modules_in_chinese_punctuation() -> None:

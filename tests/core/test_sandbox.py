@@ -15,6 +15,7 @@ import torch
 
 import tensor_explorer as tx
 from tensor_explorer.core import sandbox
+from tensor_explorer.core.catalog import Message
 
 CANARY = "canary: untouched\n"
 
@@ -490,7 +491,7 @@ def test_refused_constructs_are_named_in_grammatical_english() -> None:
         assert info.value.kind == "refused"
         assert info.value.torch_message == (
             f"{words} in the restricted runner{sandbox.TRUST_HINT}"), source
-    assert all(" " in kind for kind in sandbox._REFUSED_NODES.values())
+    assert all(" " in Message(kind) for kind in sandbox._REFUSED_NODES.values())
 
 
 @pytest.mark.parametrize("source", list(ESCAPES.values()), ids=list(ESCAPES))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from .catalog import Message
+
 
 def devices() -> list[str]:
     """``"cpu"``, then ``"cuda:N"`` for every CUDA device, then ``"mps"`` when available."""
@@ -17,7 +19,9 @@ def devices() -> list[str]:
 
 
 def check_device(device: str | torch.device | None) -> str | None:
-    """Normalise ``device`` to a string torch accepts here, or raise ``ValueError`` saying why.
+    """Normalise ``device`` to a string torch accepts here, or raise ``ValueError`` saying why
+    (its ``args[0]`` a catalog :class:`~tensor_explorer.core.catalog.Message`, ``device.*``:
+    as a ``str``, the English).
 
     ``"meta"`` is always accepted (shapes without data: lessons use it to show device
     mismatches on CPU-only machines); ``"cuda"`` means ``"cuda:0"``.
@@ -27,7 +31,7 @@ def check_device(device: str | torch.device | None) -> str | None:
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"{device!r} is not a device name ({exc})") from None
+        raise ValueError(Message("device.bad-name", name=device, detail=str(exc))) from None
     if dev.type == "meta":
         return "meta"
     name = str(dev)
@@ -35,7 +39,5 @@ def check_device(device: str | torch.device | None) -> str | None:
         name = "cuda:0"
     available = devices()
     if name not in available:
-        raise ValueError(
-            f"device {name!r} is not available on this machine; available: {', '.join(available)}"
-        )
+        raise ValueError(Message("device.unavailable", name=name, available=tuple(available)))
     return name

@@ -35,6 +35,7 @@ import numpy as np
 import torch
 
 from . import sandbox
+from .catalog import CATALOG, Message, render, text_in
 from .explain import explain, explain_warning, warning_texts
 
 __all__ = ["Binding", "Controller", "Outcome", "Program", "ProgramError", "Runner", "Statement"]
@@ -72,10 +73,14 @@ class ProgramError(Exception):
     names on the failing line), ``notes`` (warnings raised on the way), and ``message`` (the
     whole multi-line text, also ``str(err)``).
 
-    All of these are English. The learner's language: ``headlines``/``explanations``
-    (``{"zh": ...}``) hold the other languages' headline and explanation where they differ from
-    the English (torch's own message stays as torch wrote it); :meth:`text` composes the whole
-    message in a language, :meth:`headline_in` and :meth:`explanation_in` give the parts.
+    All of these are English. The learner's language: the runner's own words are catalog
+    :class:`~tensor_explorer.core.catalog.Message` objects (``headline``, ``explanation``,
+    ``notes`` and operand descriptions may be one; as a ``str`` each is its English), rendered
+    in the language asked for; torch's own message stays as torch wrote it. ``headlines``/
+    ``explanations`` (``{"zh": ...}``) may give another language's text outright (an
+    explanation of :mod:`~tensor_explorer.core.explain`, written in both languages). :meth:`text`
+    composes the whole message in a language, :meth:`headline_in` and :meth:`explanation_in`
+    give the parts.
     """
 
     def __init__(
@@ -115,122 +120,90 @@ class ProgramError(Exception):
     def headline_in(self, lang: str) -> str:
         """The headline in ``lang`` ("en" or "zh"; the English where there is no translation)."""
         if lang == "en":
-            return self.headline
-        return getattr(self, "headlines", {}).get(lang, self.headline)
+            return str(self.headline)
+        given = getattr(self, "headlines", {}).get(lang)
+        return given if given is not None else text_in(self.headline, lang)
 
     def explanation_in(self, lang: str) -> str | None:
         """The explanation in ``lang`` (None when there is none, in any language)."""
         if not self.explanation or lang == "en":
-            return self.explanation
-        return getattr(self, "explanations", {}).get(lang, self.explanation)
+            return None if self.explanation is None else str(self.explanation)
+        given = getattr(self, "explanations", {}).get(lang)
+        return given if given is not None else text_in(self.explanation, lang)
 
     def text(self, lang: str = "en") -> str:
         """The whole multi-line message in ``lang``; ``text("en")`` is ``str(err)``."""
-        frame = _FRAME.get(lang, _FRAME["en"])
         parts = []
         if self.line is not None:
-            where = frame["line"].format(self.line)
-            parts.append(
-                f"{where}{frame['colon']}{self.source_line}" if self.source_line else where
-            )
+            parts.append(render("frame.line-text", lang, line=self.line, text=self.source_line)
+                         if self.source_line else render("frame.line", lang, line=self.line))
         parts.append(self.headline_in(lang))
         explanation = self.explanation_in(lang)
         if explanation:
-            parts.append(frame["cause"] + explanation)
+            parts.append(render("frame.cause", lang, text=explanation))
         if self.operands:
-            parts.append(frame["values"])
+            parts.append(render("frame.values", lang))
             parts.extend(f"  {name}: {operand_in(desc, lang)}" for name, desc in self.operands)
-        parts.extend(frame["note"] + note_in(note, lang) for note in self.notes)
+        parts.extend(render("frame.note", lang, text=note_in(note, lang)) for note in self.notes)
         return "\n".join(parts)
 
     def _compose(self) -> str:
         return self.text("en")
 
 
-#: the words ProgramError puts around the headline, per language
-_FRAME: dict[str, dict[str, str]] = {
-    "en": {
-        "line": "Line {0}",
-        "colon": ": ",
-        "cause": "What usually causes this: ",
-        "values": "Values on this line:",
-        "note": "Note: ",
-    },
-    "zh": {
-        "line": "第 {0} 行",
-        "colon": "：",
-        "cause": "通常的原因：",
-        "values": "这一行上的值：",
-        "note": "注意：",
-    },
-}
-
-#: a translation table: the first pattern that matches a text gives that text's words
-_Table = list[tuple[re.Pattern[str], str]]
-
-
-def _translated(text: str, table: _Table, comma: str = ", ") -> str | None:
-    """``text`` in the words of the first template of ``table`` whose pattern matches it, filled
-    in with the pattern's groups (with ``comma`` between listed names); None when none does."""
-    for pattern, template in table:
-        m = pattern.match(text)
-        if m:
-            return template.format(*(g.replace(", ", comma) for g in m.groups()))
-    return None
-
-
-_NOTES_ZH: _Table = [
-    (re.compile(r"^the error happened inside (.+), defined in an earlier program$"),
-     "错误发生在 {0} 内部，它是在之前的程序里定义的"),
-    (re.compile(
-        r"^(.+) may have been changed in place before the error and were too large to restore\.$"
-    ),
-     "{0} 可能在出错之前已被原地修改，而且太大，无法恢复原值。"),
-    (re.compile(
-        r"^(.+) could not be restored after the error and may keep the failed statement's "
-        r"changes\.$"
-    ),
-     "{0} 在出错后无法恢复原值，可能仍带着出错语句所做的修改。"),
-]  # fmt: skip
-
-
 def note_in(note: str, lang: str) -> str:
     """A note of the runner's (a warning with its plain words, an error inside a function...)
-    in ``lang``; notes it does not know are returned as they are."""
-    if lang != "zh":
-        return note
-    return _translated(note, _NOTES_ZH) or warnings_in(note, lang)
+    in ``lang``: a catalog Message is rendered in it; any other note is kept as written."""
+    return text_in(note, lang)
 
 
-# a note's line reads "warning: UserWarning: ..." (workspace.py); a program's own printed
-# "warning: ..." is output, not ours to translate
-_WARNING_LINE = re.compile(r"^warning: (?=\w*Warning: )", re.M)
+# a note's line reads "warning: UserWarning: ..." (workspace.py writes "warning: " + note for
+# each note of a run); a program's own printed "warning: ..." is output, not ours to translate
+_WARNING_PREFIX = str(Message("console.warning"))
+
+
+def _is_warning_note(line: str) -> bool:
+    """``line`` is ``"warning: <Category>Warning: ..."``, as workspace.py writes a note (a
+    program's own printed ``"warning: ..."`` is not)."""
+    rest = line.removeprefix(_WARNING_PREFIX)
+    category, colon, _ = rest.partition(": ")
+    return rest != line and bool(colon) and category.endswith("Warning") and (
+        category.isidentifier())
+
+
+def _plain_words(plain: str, lang: str) -> str:
+    """How a note's plain words follow torch's warning in ``lang`` (" (...)" / "（...）")."""
+    return CATALOG["note.warning"][lang].partition("{message}")[2].format(plain=plain)
 
 
 def warnings_in(text: str, lang: str) -> str:
-    """Output text with the plain words of the runner's warning notes (``warning: ...`` lines)
-    in ``lang``; the rest of the text is left alone."""
-    if lang != "zh":
+    """Output text with the runner's warning notes (``warning: ...`` lines, which workspace.py
+    writes in English into the output) in ``lang``; the rest of the text is left alone.
+
+    The output event carries text, not the notes' Messages, so this reads whole lines back:
+    a line that is a note (:func:`_is_warning_note`) gets the language's prefix, and from the
+    first note on, the plain words :func:`~tensor_explorer.core.explain.warning_texts` gives
+    are matched exactly (a note's warning may span lines); no patterns."""
+    if lang == "en" or lang not in CATALOG["console.warning"]:
         return text
-    if "(" in text:
-        for en, zh in warning_texts():
-            text = text.replace(f" ({en})", f"（{zh}）")
-    return _WARNING_LINE.sub("警告：", text)
-
-
-_OPERANDS_ZH: _Table = [
-    (re.compile(r"^(\w+) module, parameters no parameters$"), "{0} 模块，没有参数"),
-    (re.compile(r"^(\w+) module, parameters (.+)$"), "{0} 模块，参数 {1}"),
-    (re.compile(r"^(list|tuple|dict) of (\d+)$"), "{0}，{1} 项"),
-]
+    lines = text.splitlines(keepends=True)
+    first = None
+    for i, line in enumerate(lines):
+        if _is_warning_note(line):
+            first = i if first is None else first
+            lines[i] = render("console.warning", lang) + line.removeprefix(_WARNING_PREFIX)
+    if first is None:
+        return text
+    notes = "".join(lines[first:])
+    for en, zh in warning_texts():
+        notes = notes.replace(_plain_words(en, "en"), _plain_words(zh, lang))
+    return "".join(lines[:first]) + notes
 
 
 def operand_in(desc: str, lang: str) -> str:
     """An operand description of :func:`describe_operand` in ``lang`` (tensor, dtype and device
     words stay as Python writes them)."""
-    if lang != "zh":
-        return desc
-    return _translated(desc, _OPERANDS_ZH) or desc
+    return text_in(desc, lang)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -539,7 +512,7 @@ def compile_program(source: str, *, restricted: bool = True) -> Program:
         try:
             sandbox.check(tree)
         except sandbox.Refused as exc:
-            raise _refused(exc.message, exc.line, lines) from None
+            raise _refused(exc.text, exc.line, lines) from None
     statements = []
     encoded = [line.encode() for line in io.StringIO(source, newline="").readlines()]
     for stmt in tree.body:
@@ -551,7 +524,7 @@ def compile_program(source: str, *, restricted: bool = True) -> Program:
         try:
             rewritten = sandbox.rewrite(module) if restricted else sandbox.rewrite_trusted(module)
         except sandbox.Refused as exc:
-            raise _refused(exc.message, exc.line, lines) from None
+            raise _refused(exc.text, exc.line, lines) from None
         try:
             if is_expr:
                 expr = ast.Expression(body=rewritten.body[0].value)  # type: ignore[attr-defined]
@@ -582,206 +555,67 @@ def compile_program(source: str, *, restricted: bool = True) -> Program:
 def _syntax(exc: SyntaxError, lines: list[str]) -> ProgramError:
     line = exc.lineno
     return ProgramError(
-        f"SyntaxError: {exc.msg}. This is not valid Python here; look at this line and the one "
-        "before it (a missing bracket, quote or colon is the usual cause).",
+        Message("error.syntax", detail=exc.msg),
         line=line,
         source_line=lines[line - 1].strip() if line and 1 <= line <= len(lines) else None,
         kind="syntax",
         error_type="SyntaxError",
         torch_message=exc.msg,
-        headlines={
-            "zh": f"SyntaxError: {exc.msg}。这里不是有效的 Python 代码；"
-            "请检查这一行和它的上一行（通常是少了括号、引号或冒号）。"
-        },
     )
-
-
-_REFUSED_EXPLANATION = {
-    "en": "Lessons and programs can come from other people, so the restricted runner does "
-    "not let them import modules, reach Python internals (names starting with '_') or "
-    "use torch/NumPy functions that read or write files, start processes or load code.",
-    "zh": "课程和程序可能来自别人，所以受限运行器不允许它们导入模块、"
-    "访问 Python 的内部机制（以 '_' 开头的名字），"
-    "也不允许使用读写文件、启动进程或加载代码的 torch/NumPy 函数。",
-}
-
-
-#: what the runner refuses to run, as sandbox.py words it (``Refused.message``), in Chinese;
-#: names and code stay as the program wrote them
-_REFUSAL_KINDS_ZH = {
-    "async functions": "异步函数（async def）",
-    "async for loops": "async for 循环",
-    "async with statements": "async with 语句",
-    "await expressions": "await 表达式",
-    "global statements": "global 声明",
-    "nonlocal statements": "nonlocal 声明",
-    "yield expressions": "yield（生成器函数）",
-    "yield from expressions": "yield from（生成器函数）",
-    "match statements": "match 语句",
-    "except* clauses": "except* 语句",
-    "type aliases": "类型别名（type 语句）",
-    "class decorators": "类装饰器",
-    "metaclasses and other class keywords": "元类和其他类关键字参数（如 metaclass=）",
-    "type parameters": "类型参数",
-}
-#: sandbox.TRUST_HINT, the end of every refusal, in Chinese
-_TRUST_HINT_ZH = "；信任这个课程或程序即可把它作为完整的 Python 运行"
-_REFUSALS_ZH: _Table = [
-    (re.compile(r"^names that start with '_' are not available \((.+)\)$"),
-     "以 '_' 开头的名字不可用（{0}）"),
-    (re.compile(r"^(.+) reaches interpreter internals and is not available$"),
-     "{0} 会触及解释器的内部机制，不可用"),
-    (re.compile(
-        r"^(.+) is not available in the restricted runner \(no file, process or native access\)$"
-    ),
-     "{0} 在受限运行器里不可用（程序不能访问文件、进程或原生代码）"),
-    (re.compile(r"^modules are not available in the restricted runner$"),
-     "模块对象在受限运行器里不可用"),
-    (re.compile(r"^module attribute (.+) is not available in the restricted runner$"),
-     "模块属性 {0} 在受限运行器里不可用"),
-    (re.compile(r"^module (.+) is not available in the restricted runner$"),
-     "模块 {0} 在受限运行器里不可用"),
-    (re.compile(r"^(\S+) is not available in the restricted runner$"),
-     "{0} 在受限运行器里不可用"),
-    (re.compile(r"^building an array over a raw buffer \((\w+=)\) is not available$"),
-     "不能在原始内存缓冲区上构建数组（{0}）"),
-    (re.compile(r"^DataLoader worker processes are not available: use num_workers=0$"),
-     "DataLoader 不能使用工作进程：请用 num_workers=0"),
-    (re.compile(r"^DataLoader (\w+=) is not available$"), "DataLoader 的 {0} 参数不可用"),
-    (re.compile(r"^DataLoader (\w+) is not available: no worker processes$"),
-     "DataLoader 的 {0} 不可用：这里不能使用工作进程"),
-    (re.compile(r"^interpreter frames and code objects are not available$"),
-     "解释器的栈帧和代码对象不可用"),
-    (re.compile(r"^modules cannot be changed from a program$"), "程序不能修改模块"),
-    (re.compile(r"^classes cannot be changed from a program$"), "程序不能修改类"),
-    (re.compile(r"^attribute (.+) of this object cannot be set from a program$"),
-     "程序不能设置这个对象的属性 {0}"),
-    (re.compile(r"^ndarray\.(\w+) cannot be set from a program \(only \.shape\)$"),
-     "程序不能设置 ndarray.{0}（只能设置 .shape）"),
-    (re.compile(r"^import of (.+) is not available: programs may import only (.+?) and (.+)$"),
-     "不能导入 {0}：程序只能导入 {1} 以及 {2}"),
-    (re.compile(r"^import of (.+) is not available$"), "不能导入 {0}"),
-    (re.compile(r"^type\(\) with three arguments \(making classes\) is not available$"),
-     "不能用三个参数调用 type()（那样会创建类）"),
-    (re.compile(r"^the type of a module is not available$"), "模块的类型不可用"),
-    (re.compile(r"^'from \.\.\. import \*' is not available$"),
-     "不能使用 'from ... import *'"),
-    (re.compile(r"^assign or delete attributes one at a time \(obj\.attr = value\)$"),
-     "请一次只给一个属性赋值或删除一个属性（obj.attr = value）"),
-    (re.compile(r"^annotations of attributes are not available$"), "不能给属性加类型注解"),
-    (re.compile(r"^class attributes that start with '_' are not available \((.+)\)$"),
-     "以 '_' 开头的类属性不可用（{0}）"),
-    (re.compile(r"^special method (.+) is not available \(a class may define (.+)\)$"),
-     "特殊方法 {0} 不可用（类只能定义 {1}）"),
-    (re.compile(r"^special methods such as (.+) can be defined only in a class body$"),
-     "{0} 这样的特殊方法只能在类的定义里定义"),
-    (re.compile(r"^a class cannot derive from (.+) in the restricted runner \(bases may be "
-                r"torch\.nn modules, torch\.utils\.data datasets, exceptions and classes of "
-                r"lessons and programs\)$"),
-     "受限运行器里的类不能继承 {0}（基类只能是 torch.nn 模块、torch.utils.data 数据集、"
-     "异常类，以及课程和程序定义的类）"),
-    (re.compile(r"^a class cannot redefine (.+) of (.+) \(a subclass of a library class may "
-                r"redefine only (.+) and special methods\)$"),
-     "类不能重新定义 {1} 的 {0}（库类的子类只能重新定义 {2} 和特殊方法）"),
-    (re.compile(r"^super\(\) without arguments works only directly inside a method$"),
-     "不带参数的 super() 只能直接写在方法里"),
-    (re.compile(r"^super\(\) is available only as super\(\) in a method or as "
-                r"super\(Class, obj\) with a class of a lesson or program$"),
-     "super() 只能写成方法里的 super()，或者 super(Class, obj)，其中 Class 是课程或程序定义的类"),
-    (re.compile(r"^the type of a class \(its metaclass\) is not available$"),
-     "类的类型（元类）不可用"),
-    (re.compile(r"^attribute (.+) would hide (.+), which torch and this app rely on$"),
-     "属性 {0} 会遮住 {1}（torch 和本应用依赖它）"),
-    (re.compile(r"^(.+) runs only on an? (.+) \(call it on an object of that class\)$"),
-     "{0} 只能在 {1} 对象上运行（请在这个类的对象上调用它）"),
-]  # fmt: skip
-_REFUSED_KIND = re.compile(r"^(.+) are not available in the restricted runner$")
 
 
 def refusal_in(message: str, lang: str) -> str:
-    """A refusal reason of the sandbox's (``Refused.message``) in ``lang``; names and code in it
-    stay as written, and a reason it does not know is returned as it is."""
-    if lang != "zh":
-        return message
-    reason = message.removesuffix(sandbox.TRUST_HINT)
-    hint = _TRUST_HINT_ZH if reason != message else ""
-    words = _translated(reason, _REFUSALS_ZH, comma="、")
-    if words is not None:
-        return words + hint
-    m = _REFUSED_KIND.match(reason)
-    if m and m.group(1) in _REFUSAL_KINDS_ZH:
-        return f"{_REFUSAL_KINDS_ZH[m.group(1)]}在受限运行器里不可用{hint}"
-    return message
+    """A refusal of the sandbox's (``Refused.text``, a catalog Message) in ``lang``; names and
+    code in it stay as written. Any other text is returned as it is."""
+    return text_in(message, lang)
 
 
-def _refused(message: str, line: int | None, lines: list[str]) -> ProgramError:
-    text = lines[line - 1].strip() if line and 1 <= line <= len(lines) else None
+def _refused(
+    text: Message, line: int | None, lines: list[str], notes: tuple[str, ...] = ()
+) -> ProgramError:
+    """The error for a refusal (``text``: :attr:`sandbox.Refused.text`)."""
     return ProgramError(
-        f"Refused: {message}.",
+        Message("error.refused", reason=text),
         line=line,
-        source_line=text,
+        source_line=lines[line - 1].strip() if line and 1 <= line <= len(lines) else None,
         kind="refused",
         error_type="Refused",
-        torch_message=message,
-        explanation=_REFUSED_EXPLANATION["en"],
-        headlines={"zh": f"已拒绝：{refusal_in(message, 'zh')}"},
-        explanations={"zh": _REFUSED_EXPLANATION["zh"]},
+        torch_message=text,
+        explanation=Message("error.refused-why"),
+        notes=notes,
     )
-
-
-_STOP_REASONS_ZH: _Table = [
-    (re.compile(r"^it was cancelled$"), "程序被取消了"),
-    (re.compile(r"^it ran longer than the time limit \((.+) s\)$"),
-     "程序运行超过了时间限制（{0} 秒）"),
-    (re.compile(r"^it ran more than (\d+) steps$"), "程序运行超过了 {0} 步"),
-]  # fmt: skip
 
 
 def _stopped(
     reason: str, line: int | None, source_line: str | None, notes: tuple[str, ...]
 ) -> ProgramError:
-    why = _translated(reason, _STOP_REASONS_ZH) or reason
     return ProgramError(
-        f"Stopped: the program was stopped because {reason}. The statement it was "
-        "running binds nothing; the workspace keeps what it had.",
+        Message("error.stopped", reason=reason),
         line=line,
         source_line=source_line,
         kind="stopped",
         error_type="Stopped",
         torch_message=reason,
         notes=notes,
-        headlines={"zh": f"已停止：{why}。正在运行的语句不会绑定任何名字，工作区保留原来的值。"},
     )
-
-
-_DEVICE_ERRORS_ZH: _Table = [
-    (re.compile(r"^device (.+) is not available on this machine; available: (.*)$"),
-     "设备 {0} 在这台机器上不可用；可用的设备：{1}。"),
-    (re.compile(r"^(.+) is not a device name \((.*)\)$", re.S), "{0} 不是设备名（{1}）。"),
-]  # fmt: skip
 
 
 def device_error(exc: ValueError) -> ProgramError:
     """The error for a device name :func:`~tensor_explorer.core.devices.check_device`
-    refused."""
-    message = str(exc)
-    zh = _translated(message, _DEVICE_ERRORS_ZH) or f"设备：{message}。"
+    refused (its ``args[0]`` a catalog Message: ``device.*``)."""
+    reason = exc.args[0] if exc.args else str(exc)
+    code = "error.device" if isinstance(reason, Message) else "error.device-other"
     return ProgramError(
-        f"Device: {message}.",
+        Message(code, reason=reason if isinstance(reason, Message) else str(exc)),
         kind="device",
         error_type="ValueError",
-        torch_message=message,
-        headlines={"zh": zh},
+        torch_message=str(exc),
     )
 
 
 def busy_error() -> ProgramError:
     """The error for a run while another program runs in the same workspace."""
-    return ProgramError(
-        "Another program is still running in this workspace.",
-        kind="busy",
-        headlines={"zh": "这个工作区里还有另一个程序在运行。"},
-    )
+    return ProgramError(Message("error.busy"), kind="busy")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -805,7 +639,7 @@ class Controller:
         self.steps = 0
         self.out = io.StringIO()
         self._size = 0
-        self._expired: str | None = None
+        self._expired: Message | None = None
 
     def start(self, time_limit: float | None, max_steps: int | None) -> None:
         self._cancelled = False
@@ -832,13 +666,13 @@ class Controller:
         if not self.active:
             return
         if self._cancelled:
-            raise sandbox.Stopped("it was cancelled")
+            raise sandbox.Stopped(Message("stop.cancelled"))
         if self._expired is not None:
             raise sandbox.Stopped(self._expired)
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise self._expire(f"it ran longer than the time limit ({self.time_limit} s)")
+            raise self._expire(Message("stop.time-limit", seconds=self.time_limit))
 
-    def _expire(self, reason: str) -> sandbox.Stopped:
+    def _expire(self, reason: Message) -> sandbox.Stopped:
         """A limit passed: from now on every check stops the run (a program that catches the
         first Stopped, as a bare ``except:`` in the user's own code does, meets it again)."""
         self._expired = reason
@@ -848,15 +682,15 @@ class Controller:
         if not self.active:
             return True
         if self._cancelled:
-            raise sandbox.Stopped("it was cancelled")
+            raise sandbox.Stopped(Message("stop.cancelled"))
         if self._expired is not None:
             raise sandbox.Stopped(self._expired)
         self.steps += 1
         if self.steps & 63 == 0:
             if self.deadline is not None and time.monotonic() > self.deadline:
-                raise self._expire(f"it ran longer than the time limit ({self.time_limit} s)")
+                raise self._expire(Message("stop.time-limit", seconds=self.time_limit))
             if self.max_steps is not None and self.steps > self.max_steps:
-                raise self._expire(f"it ran more than {self.max_steps} steps")
+                raise self._expire(Message("stop.steps", steps=self.max_steps))
         return True
 
     def print(
@@ -977,13 +811,14 @@ def describe_operand(value: Any) -> str | None:
     if isinstance(value, torch.nn.Module):
         params = list(value.parameters())
         kinds = sorted({f"{str(p.dtype).removeprefix('torch.')} {p.device}" for p in params})
-        where = ", ".join(kinds) if kinds else "no parameters"
-        return f"{type(value).__name__} module, parameters {where}"
+        if not kinds:
+            return Message("operand.module-empty", cls=type(value).__name__)
+        return Message("operand.module", cls=type(value).__name__, where=tuple(kinds))
     if isinstance(value, bool | int | float | complex | str):
         text = repr(value)
         return f"{type(value).__name__} {text if len(text) < 40 else text[:37] + '...'}"
     if isinstance(value, list | tuple | dict):
-        return f"{type(value).__name__} of {len(value)}"
+        return Message("operand.container", kind=type(value).__name__, count=len(value))
     if isinstance(value, torch.device | torch.dtype):
         return f"{type(value).__name__.removeprefix('torch.')} {value}"
     return None
@@ -1014,9 +849,8 @@ def _layout(value: Any) -> Any:
         return None
 
 
-def _failed_note(names: list[str]) -> str:
-    return (f"{', '.join(names)} could not be restored after the error and may keep the failed "
-            "statement's changes.")
+def _failed_note(names: list[str]) -> Message:
+    return Message("note.not-restored", names=tuple(names))
 
 
 class Runner:
@@ -1167,10 +1001,7 @@ class Runner:
                     raise
                 not_restored = [n for n in skipped if n in stmt.mutated]
                 if not_restored:
-                    error.notes += (
-                        f"{', '.join(not_restored)} may have been changed in place before the "
-                        "error and were too large to restore.",
-                    )
+                    error.notes += (Message("note.too-large", names=tuple(not_restored)),)
                 if failed:
                     error.notes += (_failed_note(failed),)
                 if not_restored or failed:
@@ -1251,15 +1082,11 @@ class Runner:
         source_line = program.line_text(line)
         extra = tuple(notes)
         if inner:
-            extra += (f"the error happened inside {inner}, defined in an earlier program",)
+            extra += (Message("note.inside", function=inner),)
         if isinstance(exc, sandbox.Stopped):
             return _stopped(exc.reason, line, source_line, extra)
         if isinstance(exc, sandbox.Refused):
-            err = _refused(exc.message, line, program.lines)
-            err.notes = extra
-            err.message = err._compose()
-            err.args = (err.message,)
-            return err
+            return _refused(exc.text, line, program.lines, extra)
         try:
             why = explain(exc, values)  # (it reads str(exc): a program's own __str__)
         except (KeyboardInterrupt, SystemExit):
@@ -1270,11 +1097,7 @@ class Runner:
         said = _safe_text(lambda: str(exc), f"<{name} that cannot be printed>")
         refusals = sandbox.take_refusals()  # the exception's own __str__ was refused
         if refusals:
-            err = _refused(refusals[0], line, program.lines)
-            err.notes = extra
-            err.message = err._compose()
-            err.args = (err.message,)
-            return err
+            return _refused(refusals[0], line, program.lines, extra)
         return ProgramError(
             f"{name}: {said}",
             line=line,
@@ -1396,12 +1219,15 @@ def _failing_frame(
 
 
 def _notes(caught: list[warnings.WarningMessage]) -> list[str]:
-    notes = []
+    """The warnings a statement raised, as notes: torch's own words, with our plain words (in
+    both languages: a ``note.warning`` Message) when we have some."""
+    notes: list[str] = []
     for w in caught:
         text = f"{w.category.__name__}: {w.message}"
         plain = explain_warning(str(w.message))
         if plain:
-            text += f" ({plain})"
+            text = Message("note.warning", category=w.category.__name__, message=str(w.message),
+                           plain={"en": plain, "zh": explain_warning(str(w.message), "zh")})
         if text not in notes:
             notes.append(text)
     return notes

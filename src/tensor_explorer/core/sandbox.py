@@ -105,6 +105,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .catalog import Message
 from .sysmem import available_memory
 
 PROGRAM_FILENAME = "<program>"
@@ -117,45 +118,57 @@ class Refused(BaseException):
     """Raised when a program reaches for something the policy does not allow.
 
     Derives from ``BaseException`` so that ``except Exception`` in the program cannot swallow it.
+    ``text`` is the refusal as a catalog :class:`~tensor_explorer.core.catalog.Message`
+    (``refused.advised``: the reason and :data:`TRUST_HINT`), to render in the learner's
+    language; ``message`` (also ``str(exc)``) is its English.
     """
 
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, text: Message, line: int | None = None) -> None:
+        text = advised(text)
+        super().__init__(text)
+        self.text = text
+        self.message = str(text)
         self.line = line
 
 
 _state = threading.local()
 _MISSING = object()
 
-#: the end of every refusal message: what the person running the program can do about it
-TRUST_HINT = "; trust this lesson or program to run it as full Python"
+#: the end of every refusal message (in English): what the person running the program can do
+TRUST_HINT = str(Message("refused.advised", reason=""))
 
 
-def advised(message: str) -> str:
-    """``message`` with :data:`TRUST_HINT` at its end (once)."""
-    return message if message.endswith(TRUST_HINT) else message + TRUST_HINT
+def advised(reason: Message) -> Message:
+    """``reason`` (a ``refused.*`` message) with :data:`TRUST_HINT` at its end (once)."""
+    if not isinstance(reason, Message):
+        raise TypeError(f"a refusal is a catalog Message, not {type(reason).__name__}")
+    if reason.code == "refused.advised":
+        return reason
+    return Message("refused.advised", reason=reason)
 
 
-def refuse(message: str) -> Refused:
+def refuse(reason: str | Message, /, **params: Any) -> Refused:
     """A :class:`Refused` for a run-time refusal, remembered for this thread.
 
+    ``reason``: a code of the catalog (``"refused.import"``) with its ``params``, or a
+    :class:`~tensor_explorer.core.catalog.Message` made already (:func:`attr_refusal`'s).
     The runner checks the memory after each statement, so a refusal counts even when the
     program manages to swallow the exception (e.g. ``except BaseException`` failing with a
     ``NameError`` that an outer ``except Exception`` catches). The message gets
     :data:`TRUST_HINT` at its end.
     """
-    message = advised(message)
-    exc = Refused(message)
+    text = advised(reason if isinstance(reason, Message) else Message(reason, **params))
+    exc = Refused(text)
     refusals = getattr(_state, "refusals", None)
     if refusals is None:
         refusals = _state.refusals = []
-    refusals.append(message)
+    refusals.append(text)
     return exc
 
 
-def take_refusals() -> list[str]:
-    """The run-time refusals of this thread since the last call (and forget them)."""
+def take_refusals() -> list[Message]:
+    """The run-time refusals of this thread since the last call (and forget them); each is a
+    catalog :class:`~tensor_explorer.core.catalog.Message`, as a ``str`` its English."""
     refusals = getattr(_state, "refusals", None) or []
     _state.refusals = []
     return refusals
@@ -164,9 +177,9 @@ def take_refusals() -> list[str]:
 class Stopped(BaseException):
     """Raised inside a running program when it is cancelled or runs out of time or steps."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: Message) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self.reason = reason  # a ``stop.*`` catalog Message (as a str, its English)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,17 +234,14 @@ _FRAMELIKE = (types.FrameType, types.TracebackType, types.CodeType)
 _STORAGES = (torch.UntypedStorage, torch.TypedStorage)
 
 
-def attr_refusal(name: str) -> str | None:
+def attr_refusal(name: str) -> Message | None:
     """Why the attribute ``name`` is refused on every object, or None when it may be used."""
     if name.startswith(DENIED_PREFIXES):
         if name.startswith("_"):
-            return f"names that start with '_' are not available ({name!r})"
-        return f"{name!r} reaches interpreter internals and is not available"
+            return Message("refused.underscore", name=name)
+        return Message("refused.internals", name=name)
     if name in DENIED_ATTRS:
-        return (
-            f"{name!r} is not available in the restricted runner "
-            "(no file, process or native access)"
-        )
+        return Message("refused.denied-attr", name=name)
     return None
 
 
@@ -248,9 +258,7 @@ class ModuleProxy:
         try:
             value = self._tx_members[name]
         except KeyError:
-            raise refuse(
-                f"{self._tx_name}.{name} is not available in the restricted runner"
-            ) from None
+            raise refuse("refused.member", owner=self._tx_name, name=name) from None
         if isinstance(value, _Sub):
             return module_proxy(value.module)
         return value
@@ -332,7 +340,7 @@ class GuardedClass:
 def _no_buffer(position: int, keyword: str) -> Callable[[tuple[Any, ...], dict[str, Any]], None]:
     def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if len(args) > position or kwargs.get(keyword) is not None:
-            raise refuse(f"building an array over a raw buffer ({keyword}=) is not available")
+            raise refuse("refused.raw-buffer", keyword=keyword)
 
     return check
 
@@ -346,15 +354,15 @@ class SafeDataLoader(torch.utils.data.DataLoader):  # type: ignore[type-arg]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if (len(args) > 6 and args[6]) or kwargs.get("num_workers", 0):
-            raise refuse("DataLoader worker processes are not available: use num_workers=0")
+            raise refuse("refused.dataloader-workers")
         for key in ("multiprocessing_context", "worker_init_fn"):
             if kwargs.get(key) is not None:
-                raise refuse(f"DataLoader {key}= is not available")
+                raise refuse("refused.dataloader-keyword", key=key)
         super().__init__(*args, **kwargs)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in ("num_workers", "multiprocessing_context", "worker_init_fn") and value:
-            raise refuse(f"DataLoader {name} is not available: no worker processes")
+            raise refuse("refused.dataloader-attr", name=name)
         super().__setattr__(name, value)
 
 
@@ -623,7 +631,7 @@ def module_proxy(name: str) -> ModuleProxy:
     if proxy is None:
         builder = _builders().get(name)
         if builder is None:
-            raise refuse(f"module {name!r} is not available in the restricted runner")
+            raise refuse("refused.module", name=name)
         proxy = ModuleProxy(name, _size_guarded(name, builder()))
         _PROXIES[name] = proxy
     return proxy
@@ -964,24 +972,24 @@ def _read_fact(obj: Any, name: str) -> Any:
     if type(obj) is super:
         owner = obj.__thisclass__  # type: ignore[attr-defined]
         if name not in SPECIAL_METHODS or owner not in _RESTRICTED_CLASSES:
-            raise refuse(f"names that start with '_' are not available ({name!r})")
+            raise refuse("refused.underscore", name=name)
         return getattr(obj, name)
     if type(obj) is ModuleProxy:
         if name == "__version__":
             if obj._tx_name not in VERSIONED_MODULES:
-                raise refuse(f"{obj._tx_name}.{name} is not available in the restricted runner")
+                raise refuse("refused.member", owner=obj._tx_name, name=name)
             import importlib
 
             return importlib.import_module(obj._tx_name).__version__
         return obj._tx_name
     if name == "__version__":
-        raise refuse(f"names that start with '_' are not available ({name!r})")
+        raise refuse("refused.underscore", name=name)
     if isinstance(obj, GuardedClass):
         obj = obj._tx_cls
     # a class: its own name, whatever its metaclass says; else AttributeError when there is none
     value = type.__dict__[name].__get__(obj, type) if isinstance(obj, type) else getattr(obj, name)
     if type(value) is not str:
-        raise refuse(f"names that start with '_' are not available ({name!r})")
+        raise refuse("refused.underscore", name=name)
     return value
 
 
@@ -997,11 +1005,11 @@ def guarded_getattr(obj: Any, name: str) -> Any:
     if isinstance(obj, GuardedClass):
         value = getattr(obj._tx_cls, name)
     elif _is_module(obj):
-        raise refuse("modules are not available in the restricted runner")
+        raise refuse("refused.modules")
     elif isinstance(obj, _FRAMELIKE):
-        raise refuse("interpreter frames and code objects are not available")
+        raise refuse("refused.frames")
     elif isinstance(obj, _STORAGES) and name not in STORAGE_ATTRS:
-        raise refuse(f"storage.{name} is not available in the restricted runner")
+        raise refuse("refused.member", owner="storage", name=name)
     elif name in ("format", "format_map") and (
         isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str))
     ):
@@ -1010,7 +1018,7 @@ def guarded_getattr(obj: Any, name: str) -> Any:
     else:
         value = getattr(obj, name)
     if _is_module(value):
-        raise refuse(f"module attribute {name!r} is not available in the restricted runner")
+        raise refuse("refused.module-attr", name=name)
     cls = obj._tx_cls if isinstance(obj, GuardedClass) else obj
     if isinstance(cls, type) and not isinstance(value, type):
         return _unbound(cls, name, value)
@@ -1037,8 +1045,7 @@ def _unbound(cls: type, name: str, value: Any) -> Any:
     @functools.wraps(value)
     def method(*args: Any, **kwargs: Any) -> Any:
         if not args or not isinstance(args[0], cls):
-            raise refuse(f"{cls.__name__}.{name} runs only on a {cls.__name__} (call it on "
-                         "an object of that class)")  # (runner.py words it in Chinese)
+            raise refuse("refused.unbound", cls=cls.__name__, name=name)
         return value(*args, **kwargs)
 
     return method
@@ -1049,24 +1056,23 @@ def _check_store(obj: Any, name: str) -> None:
     if why:
         raise refuse(why)
     if type(obj) is ModuleProxy or isinstance(obj, GuardedClass) or _is_module(obj):
-        raise refuse("modules cannot be changed from a program")
+        raise refuse("refused.set-module")
     if isinstance(obj, type):
-        raise refuse("classes cannot be changed from a program")
+        raise refuse("refused.set-class")
     if isinstance(obj, _STORAGES + _FRAMELIKE) or (
         callable(obj)
         and not isinstance(obj, torch.nn.Module)
         and type(obj) not in _RESTRICTED_CLASSES
     ):
-        raise refuse(f"attribute {name!r} of this object cannot be set from a program")
+        raise refuse("refused.set-attr", name=name)
     if isinstance(obj, np.ndarray) and name != "shape":
-        raise refuse(f"ndarray.{name} cannot be set from a program (only .shape)")
+        raise refuse("refused.set-ndarray", name=name)
     for klass in type(obj).__mro__:
         if (klass not in _RESTRICTED_CLASSES and klass is not object and name in vars(klass)
                 and not inspect.isdatadescriptor(vars(klass)[name])):
             # x.is_inference = f, net.modules = f: the app (and torch) call these methods of
             # library classes; an attribute of the object would answer instead
-            raise refuse(f"attribute {name!r} would hide {klass.__name__}.{name}, which "
-                         "torch and this app rely on")
+            raise refuse("refused.hide", name=name, owner=klass.__name__)
 
 
 def guarded_setattr(obj: Any, name: str, value: Any) -> None:
@@ -1103,7 +1109,7 @@ def guarded_augattr(obj: Any, name: str, op: str, value: Any) -> None:
 def module_for_import(name: str) -> ModuleProxy:
     """What ``import name`` binds (the proxy of an allowed module)."""
     if name not in IMPORTABLE:
-        raise refuse(f"import of {name!r} is not available")
+        raise refuse("refused.import", name=name)
     return module_proxy(name)
 
 
@@ -1153,8 +1159,7 @@ def _base_ok(base: Any) -> bool:
     )
 
 
-_SPECIAL_TEXT = ", ".join(SPECIAL_METHODS)
-_OVERRIDABLE_TEXT = ", ".join(sorted(OVERRIDABLE))
+_OVERRIDABLE_LIST = tuple(sorted(OVERRIDABLE))
 
 
 def _check_class(cls: type) -> None:
@@ -1169,37 +1174,26 @@ def _check_class(cls: type) -> None:
             if key not in SPECIAL_METHODS and isinstance(
                 value, types.FunctionType | classmethod | staticmethod | property
             ):
-                raise refuse(f"special method {key!r} is not available (a class may define "
-                             f"{_SPECIAL_TEXT})")
+                raise refuse("refused.special-method", name=key, allowed=SPECIAL_METHODS)
             continue  # what the compiler and type() add: __module__, __qualname__, __doc__...
         if key.startswith("_"):
-            raise refuse(f"class attributes that start with '_' are not available ({key!r})")
+            raise refuse("refused.class-underscore", name=key)
         if key in inherited and key not in OVERRIDABLE:
             owner = next(k for k in library if key in vars(k))
-            raise refuse(
-                f"a class cannot redefine {key!r} of {_label(owner)!r} (a subclass of a library "
-                f"class may redefine only {_OVERRIDABLE_TEXT} and special methods)"
-            )
+            raise refuse("refused.redefine", name=key, owner=_label(owner),
+                         allowed=_OVERRIDABLE_LIST)
 
 
 def safe_build_class(func: Any, name: str, /, *bases: Any, **keywords: Any) -> type:
     """``__build_class__`` of the restricted builtins: what a ``class`` statement calls."""
     if keywords:
-        raise refuse(
-            "metaclasses and other class keywords are not available in the restricted runner"
-        )
+        raise refuse("refused.construct", construct=Message("construct.class-keywords"))
     for base in bases:
         if not _base_ok(base):
-            raise refuse(
-                f"a class cannot derive from {_label(base)!r} in the restricted runner (bases "
-                "may be torch.nn modules, torch.utils.data datasets, exceptions and classes of "
-                "lessons and programs)"
-            )
+            raise refuse("refused.base", base=_label(base))
     cls = builtins.__build_class__(func, name, *bases)
     if type(cls) is not type:
-        raise refuse(
-            "metaclasses and other class keywords are not available in the restricted runner"
-        )
+        raise refuse("refused.construct", construct=Message("construct.class-keywords"))
     _check_class(cls)
     _RESTRICTED_CLASSES.add(cls)
     return cls
@@ -1209,8 +1203,7 @@ def checked_super(cls: Any, obj: Any) -> super:
     """``super(cls, obj)`` for a class made by a restricted program and an instance of it;
     ``super()`` in a method of such a class is rewritten to this (``__tx_super__``)."""
     if not is_program_class(cls) or isinstance(obj, type):
-        raise refuse("super() is available only as super() in a method or as super(Class, obj) "
-                     "with a class of a lesson or program")
+        raise refuse("refused.super-form")
     if not issubclass(type(obj), cls):
         raise TypeError("super(type, obj): obj must be an instance or subtype of type")
     return super(cls, obj)
@@ -1220,10 +1213,9 @@ def safe_super(*args: Any) -> super:
     """``super`` of the restricted builtins: the two-argument form, checked
     (:func:`checked_super`); ``super()`` directly in a method never comes here."""
     if not args:
-        raise refuse("super() without arguments works only directly inside a method")
+        raise refuse("refused.super-bare")
     if len(args) != 2:
-        raise refuse("super() is available only as super() in a method or as super(Class, obj) "
-                     "with a class of a lesson or program")
+        raise refuse("refused.super-form")
     return checked_super(*args)
 
 
@@ -1253,18 +1245,18 @@ REFUSED_BUILTINS: frozenset[str] = frozenset(
 
 def _safe_type(obj: Any, *rest: Any) -> Any:
     if rest:
-        raise refuse("type() with three arguments (making classes) is not available")
+        raise refuse("refused.type-three")
     if isinstance(obj, type | GuardedClass):
         # type(SomeClass) is a metaclass (type itself, torch's _TensorMeta...): calling it
         # with three arguments would make classes past the checks of __build_class__
-        raise refuse("the type of a class (its metaclass) is not available")
+        raise refuse("refused.type-of-class")
     cls = type(obj)
     if issubclass(cls, np.recarray):
         return SAFE_RECARRAY
     if issubclass(cls, np.ndarray):
         return SAFE_NDARRAY
     if _is_module(obj) or isinstance(obj, ModuleProxy):
-        raise refuse("the type of a module is not available")
+        raise refuse("refused.type-of-module")
     return cls
 
 
@@ -1309,18 +1301,19 @@ def make_builtins(print_function: Callable[..., None]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 # static check and rewrite
 
-#: constructs refused wherever they are: "<kind> are not available in the restricted runner"
+#: constructs refused wherever they are: "<construct> are not available in the restricted
+#: runner" (``refused.construct``); the values are catalog codes
 _REFUSED_NODES: dict[type, str] = {
-    ast.AsyncFunctionDef: "async functions",
-    ast.AsyncFor: "async for loops",
-    ast.AsyncWith: "async with statements",
-    ast.Await: "await expressions",
-    ast.Global: "global statements",
-    ast.Nonlocal: "nonlocal statements",
-    ast.Yield: "yield expressions",
-    ast.YieldFrom: "yield from expressions",
-    ast.Match: "match statements",
-    ast.TryStar: "except* clauses",
+    ast.AsyncFunctionDef: "construct.async-functions",
+    ast.AsyncFor: "construct.async-for",
+    ast.AsyncWith: "construct.async-with",
+    ast.Await: "construct.await",
+    ast.Global: "construct.global",
+    ast.Nonlocal: "construct.nonlocal",
+    ast.Yield: "construct.yield",
+    ast.YieldFrom: "construct.yield-from",
+    ast.Match: "construct.match",
+    ast.TryStar: "construct.except-star",
 }
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)
 
@@ -1390,22 +1383,25 @@ def safe_pow(base: Any, exp: Any, mod: Any = None) -> Any:
     return guarded_binop("Pow", base, exp)
 
 
-def _refuse(node: ast.AST, what: str) -> Refused:
-    return Refused(advised(what), getattr(node, "lineno", None))
+def _refuse(node: ast.AST, reason: str | Message, /, **params: Any) -> Refused:
+    """A :class:`Refused` of the static check, at ``node``'s line: ``reason`` a catalog code
+    with its ``params``, or a Message made already."""
+    text = reason if isinstance(reason, Message) else Message(reason, **params)
+    return Refused(text, getattr(node, "lineno", None))
 
 
 def _name_ok(node: ast.AST, name: str | None) -> None:
     """A variable, argument, function, class or ``as`` name: one leading underscore is fine
     (``_``, ``_tmp``), two are not (``__builtins__``, ``__tx_ga__``...)."""
     if name is not None and name.startswith("__"):
-        raise _refuse(node, f"names that start with '_' are not available ({name!r})")
+        raise _refuse(node, "refused.underscore", name=name)
 
 
 def _member_ok(node: ast.AST, name: str | None) -> None:
     """A name that selects something of another object (an attribute, a keyword argument, a
     ``from ... import`` name): no leading underscore at all."""
     if name is not None and name.startswith("_"):
-        raise _refuse(node, f"names that start with '_' are not available ({name!r})")
+        raise _refuse(node, "refused.underscore", name=name)
 
 
 def _is_super_call(node: ast.expr) -> bool:
@@ -1458,13 +1454,13 @@ def _check_class_def(node: ast.ClassDef, methods: set[int]) -> None:
     """The class-only rules; ``methods`` collects the functions defined in the class body."""
     _name_ok(node, node.name)
     if node.decorator_list:
-        raise _refuse(node.decorator_list[0],
-                      "class decorators are not available in the restricted runner")
+        raise _refuse(node.decorator_list[0], "refused.construct",
+                      construct=Message("construct.class-decorators"))
     if node.keywords:
-        raise _refuse(node.keywords[0], "metaclasses and other class keywords are not "
-                      "available in the restricted runner")
+        raise _refuse(node.keywords[0], "refused.construct",
+                      construct=Message("construct.class-keywords"))
     if getattr(node, "type_params", None):
-        raise _refuse(node, "type parameters are not available in the restricted runner")
+        raise _refuse(node, "refused.construct", construct=Message("construct.type-parameters"))
     for item, name in _class_bindings(node):
         if isinstance(item, ast.FunctionDef):
             methods.add(id(item))
@@ -1472,13 +1468,12 @@ def _check_class_def(node: ast.ClassDef, methods: set[int]) -> None:
             continue
         if isinstance(item, ast.FunctionDef) and name.startswith("__"):
             if name not in SPECIAL_METHODS:
-                raise _refuse(item, f"special method {name!r} is not available (a class "
-                              f"may define {_SPECIAL_TEXT})")
+                raise _refuse(item, "refused.special-method", name=name,
+                              allowed=SPECIAL_METHODS)
         elif name.startswith("__"):
-            raise _refuse(item, f"names that start with '_' are not available ({name!r})")
+            raise _refuse(item, "refused.underscore", name=name)
         else:
-            raise _refuse(item, f"class attributes that start with '_' are not available "
-                          f"({name!r})")
+            raise _refuse(item, "refused.class-underscore", name=name)
 
 
 def check(tree: ast.Module) -> None:
@@ -1487,9 +1482,9 @@ def check(tree: ast.Module) -> None:
     for node in ast.walk(tree):  # breadth first: a class comes before its methods
         kind = _REFUSED_NODES.get(type(node))
         if kind is None and _TYPE_ALIAS is not None and isinstance(node, _TYPE_ALIAS):
-            kind = "type aliases"
+            kind = "construct.type-aliases"
         if kind is not None:
-            raise _refuse(node, f"{kind} are not available in the restricted runner")
+            raise _refuse(node, "refused.construct", construct=Message(kind))
         if isinstance(node, ast.Name):
             _name_ok(node, node.id)
         elif isinstance(node, ast.Attribute):
@@ -1505,10 +1500,10 @@ def check(tree: ast.Module) -> None:
             _check_class_def(node, methods)
         elif isinstance(node, ast.FunctionDef):
             if getattr(node, "type_params", None):
-                raise _refuse(node, "type parameters are not available in the restricted runner")
+                raise _refuse(node, "refused.construct",
+                              construct=Message("construct.type-parameters"))
             if node.name.startswith("__") and id(node) not in methods:
-                raise _refuse(node, f"special methods such as {node.name!r} can be defined "
-                              "only in a class body")
+                raise _refuse(node, "refused.special-outside-class", name=node.name)
         elif isinstance(node, ast.ExceptHandler):
             _name_ok(node, node.name)
         elif isinstance(node, ast.Import):
@@ -1521,16 +1516,16 @@ def check(tree: ast.Module) -> None:
                 raise _refuse(node, _import_refusal("." * node.level + (node.module or "")))
             for alias in node.names:
                 if alias.name == "*":
-                    raise _refuse(node, "'from ... import *' is not available")
+                    raise _refuse(node, "refused.star-import")
                 _member_ok(node, alias.name)
                 _name_ok(node, alias.asname)
 
 
-def _import_refusal(name: str) -> str:
-    return (
-        f"import of {name!r} is not available: programs may import only torch, numpy, math "
-        "and torch.nn / torch.nn.functional / torch.nn.init / torch.optim / torch.linalg / "
-        "torch.fft / torch.autograd / torch.utils.data / numpy.random / numpy.linalg"
+def _import_refusal(name: str) -> Message:
+    return Message(
+        "refused.import-only", name=name, modules=("torch", "numpy", "math"),
+        submodules="torch.nn / torch.nn.functional / torch.nn.init / torch.optim / torch.linalg"
+        " / torch.fft / torch.autograd / torch.utils.data / numpy.random / numpy.linalg",
     )
 
 
@@ -1556,7 +1551,7 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.ctx, ast.Load):
             return ast.copy_location(_call(GETATTR, node.value, ast.Constant(node.attr)), node)
-        raise _refuse(node, "assign or delete attributes one at a time (obj.attr = value)")
+        raise _refuse(node, "refused.attr-one-at-a-time")
 
     def _attr_stmt(self, func: str, target: ast.Attribute, *extra: ast.expr) -> ast.Expr:
         value = self.visit(target.value)
@@ -1588,7 +1583,7 @@ class _Rewriter(ast.NodeTransformer):
     def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
         if isinstance(node.target, ast.Attribute):
             if node.value is None:
-                raise _refuse(node, "annotations of attributes are not available")
+                raise _refuse(node, "refused.attr-annotation")
             value = self.visit(node.value)
             return ast.copy_location(self._attr_stmt(SETATTR, node.target, value), node)
         return self.generic_visit(node)
