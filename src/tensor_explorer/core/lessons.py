@@ -104,10 +104,13 @@ __all__ = [
     "load_lesson",
     "parse_lesson",
     "read_lesson",
+    "result_without_running",
     "run_lesson",
     "run_step",
     "shipped_dir",
     "shipped_lessons",
+    "skip_reason",
+    "step_ran",
 ]
 
 LANGUAGES = ("en", "zh")
@@ -877,21 +880,41 @@ def skip_reason(step: Step) -> str | None:
     return None
 
 
-def run_step(ws: Workspace, step: Step, device: str | None = None) -> StepResult:
-    """Run one step's code in ``ws`` (on ``device``; as full Python when the step's lesson is
-    trusted, else restricted) and check its expectations."""
+def result_without_running(ws: Workspace, step: Step,
+                           device: str | None = None) -> StepResult | None:
+    """The result of a step that has no code to run here: skipped on this machine (its
+    reason), or prose and expectations only (checked now). None: its code must run first,
+    then :func:`step_ran` checks it. The headless runner (:func:`run_step`) and the lesson
+    player (:class:`~tensor_explorer.core.lesson_player.LessonPlayer`) share these two."""
     reason = skip_reason(step)
     if reason is not None:
         return StepResult(step, skipped=reason)
+    if not step.code:
+        return check_step(ws, step, device=device)
+    return None
+
+
+def step_ran(ws: Workspace, step: Step, names: Sequence[str] = (),
+             error: ProgramError | None = None, device: str | None = None) -> StepResult:
+    """Check ``step`` after its code ran in ``ws`` (``error``: what it raised, if anything),
+    with what it printed (``ws.last_output``)."""
+    return check_step(ws, step, error, names, device, ws.last_output)
+
+
+def run_step(ws: Workspace, step: Step, device: str | None = None) -> StepResult:
+    """Run one step's code in ``ws`` (on ``device``; as full Python when the step's lesson is
+    trusted, else restricted) and check its expectations."""
+    done = result_without_running(ws, step, device)
+    if done is not None:
+        return done
     error: ProgramError | None = None
     names: list[str] = []
-    if step.code:
-        try:
-            names = ws.run(step.code, device=device, restricted=not step.trusted,
-                           time_limit=STEP_TIME_LIMIT)
-        except ProgramError as err:
-            error = err
-    return check_step(ws, step, error, names, device, ws.last_output if step.code else "")
+    try:
+        names = ws.run(step.code, device=device, restricted=not step.trusted,
+                       time_limit=STEP_TIME_LIMIT)
+    except ProgramError as err:
+        error = err
+    return step_ran(ws, step, names, error, device)
 
 
 def run_lesson(

@@ -16,20 +16,20 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import lessons as core
-from ..core import trust as core_trust
-from ..core.runner import ProgramError
+from ..core.lesson_player import LessonPlayer, LessonState
 from . import fonts, i18n, theme
 from .bridge import WorkspaceBridge
 from .flow_layout import FlowLayout
 from .run_controller import RunController
 from .trust_bar import TrustBar
+
+__all__ = ["LessonPanel", "LessonState", "StepCombo"]
 
 #: how much larger than the interface the lesson text is (it is read from the back of a room)
 PROSE_SCALE = 1.25
@@ -93,22 +93,14 @@ class StepCombo(QtWidgets.QComboBox):
         painter.drawControl(QtWidgets.QStyle.ControlElement.CE_ComboBoxLabel, opt)
 
 
-@dataclass(frozen=True)
-class LessonState:
-    """What the panel shows, to carry over when the window rebuilds its panels: the lesson
-    source (a shipped name or a file), how many steps have run, and the step displayed."""
-
-    source: str
-    position: int
-    current: int
-    result: core.StepResult | None = None
-
-
 class LessonPanel(QtWidgets.QWidget):
     """Choose a lesson, read a step, run it, go next/previous/reset/jump.
 
-    ``show_panel(name)`` asks the window to bring a panel (``"memory"``, ``"graph"``...) to the
-    front. ``step_shown(number)`` fires once a step has run and is displayed.
+    The lesson, the step shown and the rules for stepping live in :attr:`player` (a Qt-free
+    :class:`~tensor_explorer.core.lesson_player.LessonPlayer`); this panel subscribes to its
+    events and draws. ``show_panel(name)`` asks the window to bring a panel (``"memory"``,
+    ``"graph"``...) to the front. ``step_shown(number)`` fires once a step has run and is
+    displayed.
     """
 
     step_shown = QtCore.Signal(int)
@@ -126,25 +118,25 @@ class LessonPanel(QtWidgets.QWidget):
         self.bridge = bridge
         self.runner = runner
         self.show_panel = show_panel
-        self.lesson: core.Lesson | None = None
-        self.source: str | None = None
-        self.position = 0  # steps run in the workspace, in order, since the last reset
-        self.current = 0  # the step displayed (0: none)
-        self.result: core.StepResult | None = None
-        self._queue: list[int] = []
-        self._pending: core.Step | None = None  # the step whose code is running
-        self._clearing = False
+        self.player = LessonPlayer(bridge.workspace, runner,
+                                   lambda fn: QtCore.QTimer.singleShot(0, fn))
         #: asked before a lesson replaces the workspace (``what`` happens): True to go on
         self.confirm_replace: Callable[[str], bool] | None = None
-        self._deferred: int | None = None  # a step asked for while something was running
-        self._replay_failures: list[core.StepResult] = []
         #: the message shown instead of a step (its title, re-translated; its detail), if any
         self._message: tuple[Callable[[], str], str] | None = None
-        self._trusted_by_user = False  # trusted for this session (the command line's --trust)
         self._build()
+        # the runner reports from its thread: through this panel's slots, on the UI thread
         runner.finished.connect(self._run_finished)
         runner.failed.connect(self._run_failed)
         runner.busy_changed.connect(self._busy_changed)
+        events = self.player.events
+        events.opened.connect(self._opened)
+        events.started.connect(self._steps_started)
+        events.running.connect(self._show_running)
+        events.displayed.connect(self._render)
+        events.show_panel.connect(self._ask_panel)
+        events.changed.connect(self._update_controls)
+        events.step_done.connect(self._step_done)
         theme.state().changed.connect(self._restyle)
         self._fill_lessons()
         self._restyle()
@@ -247,28 +239,16 @@ class LessonPanel(QtWidgets.QWidget):
             if fraction:  # the same place in the other language's prose, roughly
                 self.prose.document().documentLayout().documentSize()  # lays it out: bar range
                 bar.setValue(round(fraction * bar.maximum()))
-        if self._pending is not None:
-            self._show_running(self._pending)  # "Running step N…"
+        pending = self.player.pending
+        if pending is not None:
+            self._show_running(pending.number)  # "Running step N…"
         else:
             self._update_controls()
 
     def _switch_lesson_language(self) -> None:
         """Load the open lesson in the current language (the same steps: its code and
         directives are identical in every language); keep it as it is if that fails."""
-        if self.lesson is None or self.source is None:
-            return
-        lang = i18n.current()
-        if self.lesson.language == lang:
-            return
-        try:
-            lesson = self._load(self.source, lang, self._trusted_by_user)
-        except core.LessonError:
-            return  # the file went away or broke: keep showing what was read
-        if len(lesson.steps) != len(self.lesson.steps):
-            return  # not the same lesson step by step: the position would mean something else
-        self.lesson = lesson
-        if self._pending is not None:  # the step now running, as the new language has it
-            self._pending = lesson.step(self._pending.number)
+        self.player.switch_language(i18n.current())
 
     def _fill_lessons(self) -> None:
         lang = i18n.current()
@@ -316,7 +296,7 @@ class LessonPanel(QtWidgets.QWidget):
         A lesson file runs restricted unless it is trusted (shipped, remembered, or
         ``trusted``: the command line's ``--trust``); the trust bar then says so."""
         try:
-            lesson = self._load(source, i18n.current(), trusted)
+            lesson = self.player.load(source, i18n.current(), trusted)
         except core.LessonError as exc:
             self._show_message(lambda: self.tr("This lesson cannot be opened"), str(exc))
             return False
@@ -324,27 +304,14 @@ class LessonPanel(QtWidgets.QWidget):
                 self.tr("Opening the lesson “{0}” replaces them.").format(lesson.title)):
             self._fill_lessons()  # the chooser shows the lesson still open
             return False
-        self._trusted_by_user = trusted
-        self.lesson = lesson
-        self._ask_trust()
-        self.source = str(source)
-        self.position = 0
-        self.current = 0
-        self.result = None
-        self._queue.clear()
-        self._fill_lessons()
-        self._fill_steps()
-        self.lesson_opened.emit(self.source)
-        if run:
-            self.go_to(1, fresh=True)
-        else:
-            self._update_controls()
+        self.player.open(lesson, source, run=run, trusted=trusted)
         return True
 
-    @staticmethod
-    def _load(source: str | Path, lang: str, trusted: bool) -> core.Lesson:
-        lesson = core.load_lesson(source, lang)
-        return lesson.trusted_as(True) if trusted and not lesson.trusted else lesson
+    def _opened(self, source: str) -> None:
+        self._ask_trust()
+        self._fill_lessons()
+        self._fill_steps()
+        self.lesson_opened.emit(source)
 
     def _ask_trust(self) -> None:
         lesson = self.lesson
@@ -363,13 +330,7 @@ class LessonPanel(QtWidgets.QWidget):
         if self.source is None or self.lesson is None:
             return
         try:
-            # each language's file only when its code and directives, as the file is now, are
-            # those of the lesson shown (the user read one language, as it was when opened:
-            # another file, or a file changed since, could hide other code)
-            shown = self.lesson
-            for path in core.lesson_variants(self.source).values():
-                if not core.compare_languages([shown, core.read_lesson(path)]):
-                    core_trust.trust_file(path)
+            self.player.trust()  # each language's file that shows the same steps
         except (OSError, core.LessonError) as exc:
             why = str(exc)
             self.trust_bar.ask(lambda: self.tr("It could not be trusted: {0}").format(why))
@@ -408,9 +369,7 @@ class LessonPanel(QtWidgets.QWidget):
 
     def state(self) -> LessonState | None:
         """What this panel shows (None: no lesson), for :meth:`restore`."""
-        if self.source is None:
-            return None
-        return LessonState(self.source, self.position, self.current, self.result)
+        return self.player.state()
 
     def restore(self, state: LessonState | None) -> None:
         """Show ``state`` again (after a language change) without running anything: the
@@ -424,182 +383,83 @@ class LessonPanel(QtWidgets.QWidget):
         """Display step ``number`` as already run (the workspace holds steps 1..``position``,
         default ``number``), e.g. after :func:`core.run_lesson` filled it for a screenshot;
         with ``focus``, show its panel and select its value."""
-        if self.lesson is None:
-            raise RuntimeError("open a lesson first")
-        step = self.lesson.step(number)
-        self.position = number if position is None else position
-        self.current = number
-        self.result = result
-        self._replay_failures = []
-        self._render()
-        if focus:
-            self._focus(step, result)
-        self._update_controls()
+        self.player.present(number, result, position=position, focus=focus)
+
+    # the player's state, read where the panel was read before it had a model
+    @property
+    def lesson(self) -> core.Lesson | None:
+        return self.player.lesson
+
+    @property
+    def source(self) -> str | None:
+        return self.player.source
+
+    @property
+    def position(self) -> int:
+        """Steps run in the workspace, in order, since the last reset."""
+        return self.player.position
+
+    @property
+    def current(self) -> int:
+        """The step displayed (0: none)."""
+        return self.player.current
+
+    @property
+    def result(self) -> core.StepResult | None:
+        return self.player.result
 
     # -- navigation ----------------------------------------------------------------------------
 
     @property
     def busy(self) -> bool:
         """True while steps are running (or waiting for another program to finish)."""
-        return self._pending is not None or bool(self._queue) or self._deferred is not None
-
-    def next_step(self) -> None:
-        if self.lesson is None:
-            return
-        target = self._wanted() + 1
-        if target <= len(self.lesson.steps):
-            self.go_to(target)
-
-    def previous_step(self) -> None:
-        if self.lesson is None:
-            return
-        target = self._wanted() - 1
-        if target >= 1:
-            self.go_to(target)
-
-    def reset(self) -> None:
-        """Clear the workspace and run the first step again."""
-        if self.lesson is not None:
-            self.go_to(1, fresh=True)
-
-    def _wanted(self) -> int:
-        return abs(self._deferred) if self._deferred is not None else self._target()
-
-    def _target(self) -> int:
-        return self._queue[-1] if self._queue else (
-            self._pending.number if self._pending is not None else self.current)
-
-    def go_to(self, number: int, *, fresh: bool = False) -> None:
-        """Show step ``number``: run the steps up to it. Going forward runs only the steps not
-        yet run; going back (or ``fresh``) clears the workspace and replays from step 1."""
-        if self.lesson is None:
-            return
-        number = max(1, min(number, len(self.lesson.steps)))
-        if self._pending is not None or self.runner.busy:
-            if self._pending is not None and not fresh and number > self._target() \
-                    and self._deferred is None:
-                self._queue.extend(range(self._target() + 1, number + 1))
-            else:
-                self._deferred = -number if fresh else number
-            self._update_controls()
-            return
-        if fresh or number <= self.position:
-            self._clear_workspace()
-            self.position = 0
-        self._queue = list(range(self.position + 1, number + 1))
-        self._replay_failures = []
-        self.checks.clear()
-        self._run_next()
+        return self.player.busy
 
     @property
     def stepping(self) -> bool:
         """True while the lesson runs its steps (or clears the workspace for them)."""
-        return self._clearing or self._pending is not None or bool(self._queue)
+        return self.player.stepping
 
-    def _clear_workspace(self) -> None:
-        self._clearing = True
-        try:
-            self._clear()
-        finally:
-            self._clearing = False
+    def next_step(self) -> None:
+        self.player.next_step()
 
-    def _clear(self) -> None:
-        ws = self.bridge.workspace
-        clear = getattr(ws, "clear", None)
-        if callable(clear):  # a workspace that can forget values and history at once
-            clear()
-            return
-        for name in reversed(ws.names()):
-            del ws[name]
+    def previous_step(self) -> None:
+        self.player.previous_step()
 
-    def _run_next(self) -> None:
-        assert self.lesson is not None
-        while self._queue:
-            step = self.lesson.step(self._queue.pop(0))
-            reason = core.skip_reason(step)
-            if reason is not None or not step.code:
-                result = (core.StepResult(step, skipped=reason) if reason is not None else
-                          core.check_step(self.bridge.workspace, step, device=self.runner.device))
-                self._step_done(result)
-                continue
-            if self.runner.busy:  # another program holds the workspace: wait for it
-                self._deferred = self._queue[-1] if self._queue else step.number
-                self._queue.clear()
-                self._update_controls()
-                return
-            # run() reports back through queued signals, so _pending is set in time
-            if self.runner.run(step.code, select=step.select, restricted=not step.trusted):
-                self._pending = step
-                self._show_running(step)
-            return
-        self._update_controls()
+    def reset(self) -> None:
+        """Clear the workspace and run the first step again."""
+        self.player.reset()
 
+    def go_to(self, number: int, *, fresh: bool = False) -> None:
+        """Show step ``number``: run the steps up to it. Going forward runs only the steps not
+        yet run; going back (or ``fresh``) clears the workspace and replays from step 1."""
+        self.player.go_to(number, fresh=fresh)
+
+    # the runner's reports arrive here, on the UI thread, and go to the player
     def _run_finished(self, names: list[str]) -> None:
-        step = self._pending
-        if step is None:
-            return  # a program that is not ours (code bar, build form)
-        self._pending = None
-        ws = self.bridge.workspace
-        self._step_done(core.check_step(ws, step, None, names, self.runner.device,
-                                        ws.last_output))
-        self._continue()
+        self.player.run_finished(names)
 
     def _run_failed(self, error: object) -> None:
-        step = self._pending
-        if step is None:
-            return
-        self._pending = None
-        if not isinstance(error, ProgramError):
-            error = ProgramError(str(error), kind="internal")
-        ws = self.bridge.workspace
-        self._step_done(core.check_step(ws, step, error, (), self.runner.device,
-                                        ws.last_output))
-        self._continue()
-
-    def _continue(self) -> None:
-        if self._deferred is not None:
-            self._queue.clear()
-            QtCore.QTimer.singleShot(0, self._take_deferred)
-            return
-        self._run_next()
+        self.player.run_failed(error)
 
     def _busy_changed(self, busy: bool) -> None:
-        if not busy and self._pending is None and self._deferred is not None:
-            QtCore.QTimer.singleShot(0, self._take_deferred)
+        if not busy:
+            self.player.runner_idle()
 
-    def _take_deferred(self) -> None:
-        if self._deferred is None or self._pending is not None or self.runner.busy:
-            return
-        target, self._deferred = self._deferred, None
-        self.go_to(abs(target), fresh=target < 0)
+    def _steps_started(self) -> None:
+        self.checks.clear()
 
-    def _step_done(self, result: core.StepResult) -> None:
-        self.position = result.step.number
-        if self._queue or self._deferred is not None:
-            if not result.ok:
-                self._replay_failures.append(result)
-            return
-        self.current = result.step.number
-        self.result = result
-        self._render()
-        self._focus(result.step, result)
-        self._update_controls()
-        self.step_shown.emit(self.current)
+    def _step_done(self, number: int) -> None:
+        self.step_shown.emit(number)
 
-    def _focus(self, step: core.Step, result: core.StepResult | None) -> None:
-        select = result.select if result is not None else step.select
-        ws = self.bridge.workspace
-        if select is not None and select in ws and not ws.running:
-            ws.selected = select
-        if step.panel is not None:
-            panel = step.panel
-            # after the window's own reaction to the run (it raises the output on an error)
-            QtCore.QTimer.singleShot(0, lambda: self.show_panel(panel))
+    def _ask_panel(self, panel: str) -> None:
+        # after the window's own reaction to the run (it raises the output on an error)
+        QtCore.QTimer.singleShot(0, lambda: self.show_panel(panel))
 
     # -- display -------------------------------------------------------------------------------
 
-    def _show_running(self, step: core.Step) -> None:
-        self.progress.setText(self.tr("Running step {0}…").format(step.number))
+    def _show_running(self, number: int) -> None:
+        self.progress.setText(self.tr("Running step {0}…").format(number))
         self.progress.show()
         self._update_controls()
 
@@ -678,7 +538,7 @@ class LessonPanel(QtWidgets.QWidget):
             self.checks.addItem(item)
 
         lang = i18n.current()
-        for failed in self._replay_failures:
+        for failed in self.player.replay_failures:
             add(self.tr("✗ Step {0} did not go as planned while replaying").format(
                 failed.step.number), t.error,
                 "\n".join(f"{c.text_in(lang)}: {c.detail_in(lang)}" for c in failed.failures))
@@ -716,14 +576,13 @@ class LessonPanel(QtWidgets.QWidget):
         lesson = self.lesson
         has = lesson is not None
         n = len(lesson.steps) if lesson is not None else 0
-        target = self._target()
-        self.prev_button.setEnabled(has and target > 1)
-        self.next_button.setEnabled(has and target < n)
+        self.prev_button.setEnabled(self.player.can_go_back)
+        self.next_button.setEnabled(self.player.can_go_forward)
         self.reset_button.setEnabled(has)
         self.step_combo.setEnabled(has)
         if not has:
             self.progress.setText(self.tr("Choose a lesson."))
-        elif self._pending is not None:
+        elif self.player.pending is not None:
             pass  # "Running step N…" stays
         elif self.current:
             self.progress.setText(self.tr("Step {0} of {1}").format(self.current, n))
@@ -747,6 +606,5 @@ class LessonPanel(QtWidgets.QWidget):
         return QtCore.QSize(420, 600)
 
     def closeEvent(self, e: Any) -> None:
-        self._queue.clear()
-        self._deferred = None
+        self.player.stop()
         super().closeEvent(e)

@@ -38,23 +38,22 @@ from functools import partial
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import memory
-from . import i18n, theme
-from .bridge import WorkspaceBridge
-from .memory_relations import FETCH_ROWS, SLICE_SECONDS, RelationModel, RelationTable, Slices
-from .memory_view import (
-    BytesItem,
-    LaneItem,
+from ..core.memory_drawing import (
     LaneModel,
     MemoryModel,
-    Palette,
     StripGeometry,
     StripModel,
+    WriteMarks,
     compute_model,
     human_bytes,
 )
+from . import i18n, theme
+from .bridge import WorkspaceBridge
+from .memory_hover import MemoryHover
+from .memory_relations import FETCH_ROWS, SLICE_SECONDS, RelationModel, RelationTable, Slices
+from .memory_view import BytesItem, LaneItem, Palette
 from .workers import Task
 
-HOVER_INTERVAL_MS = 30  # at most ~33 hover updates a second
 KIND_ORDER = ("alias", "contains", "overlap", "same-storage")
 #: drawings with at most this many rows (strip headers and values) get all their items at once
 EAGER_BLOCKS = 120
@@ -131,21 +130,12 @@ class MemoryPanel(QtWidgets.QWidget):
         self._task: Task | None = None
         self._dirty = False  # a recompute was asked for while one ran
         self._ready = False
-        self._written: set[str] = set()
-        self._prev_texts: dict[str, dict[int, str]] = {}
-        self._prev_versions: dict[str, tuple[int, int]] = {}  # name -> (id(value), version)
-        self._changed_cells: dict[str, set[int]] = {}
-        self._version_up: dict[str, int] = {}  # name -> version before the write
+        self.marks = WriteMarks()  # what the last in-place write changed
         self._windows: dict[tuple[str, int | None, int], tuple[int, int]] = {}
         self._geoms: dict[int, StripGeometry] = {}
         self._strip_rects: dict[int, QtCore.QRectF] = {}
         self._lane_items: dict[str, LaneItem] = {}
         self._bytes_items: dict[int, BytesItem] = {}
-        self._lit: dict[str, list[tuple[int, ...]]] = {}
-        self._hover_pos: QtCore.QPointF | None = None
-        # what hover_element / _hover_bytes lit last: ("element", name, index) or
-        # ("bytes", name, byte, strip number); None when nothing is lit
-        self._hovered: tuple[object, ...] | None = None
         self._failure: str | None = None  # the message of a failed drawing, while shown
         self._model_lang = i18n.current()  # the language of the model's "why" sentences
         self._task_lang = self._model_lang  # that of the model being computed
@@ -214,10 +204,7 @@ class MemoryPanel(QtWidgets.QWidget):
         layout.addWidget(self.legend)
         layout.addWidget(self.splitter, 1)
 
-        self._hover_timer = QtCore.QTimer(self)
-        self._hover_timer.setSingleShot(True)
-        self._hover_timer.setInterval(HOVER_INTERVAL_MS)
-        self._hover_timer.timeout.connect(self._hover_now)
+        self.hover = MemoryHover(self)  # what the pointer lights up
 
         bridge.modified.connect(self.refresh)
         bridge.changed.connect(self._note_changed)
@@ -293,11 +280,11 @@ class MemoryPanel(QtWidgets.QWidget):
         if self._failure is not None:
             self._draw_failure()
         elif self._ready or self.model.strips:  # not before the first model is drawn
-            hovered = self._hovered
+            hovered = self.hover.hovered
             self.redraw_keeping_view()
-            if hovered is None and self._hover_pos is None:
+            if hovered is None and self.hover.pos is None:
                 self._set_info(None)
-        elif self._hover_pos is None:
+        elif self.hover.pos is None:
             self._set_info(None)
 
     def redraw_keeping_view(self) -> None:
@@ -305,13 +292,13 @@ class MemoryPanel(QtWidgets.QWidget):
         the same elements lit."""
         bar = self.view.verticalScrollBar()
         top, old_max = bar.value(), bar.maximum()
-        hovered = self._hovered
+        hovered = self.hover.hovered
         self.redraw()
         # the same place: the same offset, or the same fraction when the drawing's height
         # changed (another language's font, presentation mode)
         bar.setValue(top if bar.maximum() == old_max or not old_max
                      else round(top / old_max * bar.maximum()))
-        if self._hover_pos is None and hovered is not None:
+        if self.hover.pos is None and hovered is not None:
             self._rehover(hovered)
 
     def _whys(self) -> dict[str, str]:
@@ -422,38 +409,7 @@ class MemoryPanel(QtWidgets.QWidget):
         if self._dirty:
             self.refresh()
             return
-        prev_changed, prev_up = self._changed_cells, self._version_up
-        self._changed_cells = {}
-        self._version_up = {}
-        written = self._written | self._aliases_of(self._written, model)
-        compared = 0  # values compared cell by cell (their cells made now if need be)
-        for strip in model.strips:
-            for lane in strip.lanes:
-                prev = self._prev_texts.get(lane.name)
-                if lane.name in written and prev is not None and compared < 64:
-                    compared += 1
-                    lane.detail()
-                if lane.name in written and prev is not None and lane.cell_offsets is not None:
-                    texts = lane.cell_text or []
-                    self._changed_cells[lane.name] = {
-                        int(off) for off, t in zip(lane.cell_offsets, texts, strict=True)
-                        if prev.get(int(off), t) != t}
-                before = self._prev_versions.get(lane.name)
-                if (lane.version is not None and before is not None
-                        and before[0] == id(lane.value) and lane.version > before[1]):
-                    self._version_up[lane.name] = before[1]
-        if not written and not self._version_up:  # nothing written since: the marks stay
-            names = {lane.name for strip in model.strips for lane in strip.lanes}
-            self._changed_cells = {n: c for n, c in prev_changed.items() if n in names}
-            self._version_up = {n: v for n, v in prev_up.items() if n in names}
-        self._written = set()
-        self._prev_texts = {
-            lane.name: dict(zip((int(o) for o in lane.cell_offsets), lane.cell_text, strict=True))
-            for strip in model.strips for lane in strip.lanes
-            if lane.cell_offsets is not None and lane.cell_text is not None}
-        self._prev_versions = {
-            lane.name: (id(lane.value), lane.version)
-            for strip in model.strips for lane in strip.lanes if lane.version is not None}
+        self.marks.update(model)
         # the language may have changed while it was computed
         self._model_lang = self._translate_whys(model, self._task_lang)
         self._failure = None
@@ -492,19 +448,9 @@ class MemoryPanel(QtWidgets.QWidget):
         self._blocks, self._lane_rows = [], {}
         self.scene.addSimpleText(self.tr("The memory drawing failed: {0}").format(self._failure))
 
-    def _aliases_of(self, names: set[str], model: MemoryModel) -> set[str]:
-        """The values in the same allocation as one of ``names`` (those a write to them may
-        have changed: the cells whose text changed are the ones marked)."""
-        out: set[str] = set()
-        for strip in model.strips:
-            here = {lane.name for lane in strip.lanes}
-            if strip.has_memory and here & names:
-                out |= here
-        return out
-
     @QtCore.Slot(str)
     def _note_changed(self, name: str) -> None:
-        self._written.add(name)
+        self.marks.note(name)
 
     @QtCore.Slot(object, tuple, object)
     def value_written(self, name: object, index: tuple[int, ...] = (),
@@ -512,7 +458,7 @@ class MemoryPanel(QtWidgets.QWidget):
         """An element of ``name`` was written in place outside the workspace's events (a table
         edit in the Values panel): mark it and its aliases as written and redraw."""
         if isinstance(name, str):
-            self._written.add(name)
+            self.marks.note(name)
         self.refresh()
 
     def is_ready(self) -> bool:
@@ -645,7 +591,7 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def _add_lane(self, lane: LaneModel, geom: StripGeometry, pal: Palette, height: float,
                   y: float) -> None:
-        item = LaneItem(lane, geom, pal, height, self._changed_cells.get(lane.name))
+        item = LaneItem(lane, geom, pal, height, self.marks.changed_cells.get(lane.name))
         item.setPos(0, y)
         self.scene.addItem(item)
         self._lane_items[lane.name] = item
@@ -659,7 +605,7 @@ class MemoryPanel(QtWidgets.QWidget):
         self.slices.drop(self._layout_more)
         self._layout_rows = self._layout()
         self._layout_more(time.perf_counter() + LAYOUT_SECONDS)
-        if self._hover_pos is not None:
+        if self.hover.pos is not None:
             self._hover_now()
 
     def is_laid_out(self) -> bool:
@@ -715,8 +661,7 @@ class MemoryPanel(QtWidgets.QWidget):
         self.scene.clear()
         self._lane_items, self._bytes_items, self._geoms, self._strip_rects = {}, {}, {}, {}
         self._blocks, self._lane_rows = [], {}
-        self._lit = {}
-        self._hovered = None
+        self.hover.forget()
         margin = 10 * s
         fm_bold = QtGui.QFontMetricsF(pal.bold)
         fm = QtGui.QFontMetricsF(pal.font)
@@ -895,8 +840,8 @@ class MemoryPanel(QtWidgets.QWidget):
                 op()
             block.ops = []
             made_lane = made_lane or block.lane is not None
-        if made_lane and self._hovered is not None and self._hover_pos is None:
-            self._rehover(self._hovered)  # light what is lit on the new rows too
+        if made_lane and self.hover.hovered is not None and self.hover.pos is None:
+            self._rehover(self.hover.hovered)  # light what is lit on the new rows too
         return finished
 
     def _ensure_made(self, name: str) -> None:
@@ -969,7 +914,7 @@ class MemoryPanel(QtWidgets.QWidget):
             parts.append(self.tr("stride {0}").format(stride))
         parts.append(self.tr("offset {0}").format(lane.offset))
         if lane.version is not None:
-            before = self._version_up.get(lane.name)
+            before = self.marks.version_up.get(lane.name)
             if before is not None:
                 parts.append(self.tr("version {0} → {1}").format(before, lane.version))
             else:
@@ -982,11 +927,11 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def _written_note(self, lane: LaneModel) -> str:
         """What the last write did to this value, in words (empty when nothing)."""
-        changed = len(self._changed_cells.get(lane.name, ()))
+        changed = len(self.marks.changed_cells.get(lane.name, ()))
         if not changed:
             return ""
         text = self.tr("changed by the last write: {0} cell(s), outlined").format(changed)
-        if lane.version is not None and lane.name not in self._version_up:
+        if lane.version is not None and lane.name not in self.marks.version_up:
             text += self.tr("; version unchanged: torch does not count writes made through "
                             "NumPy")
         return text
@@ -1046,175 +991,34 @@ class MemoryPanel(QtWidgets.QWidget):
         self._windows[self._strip_key(strip)] = (max(0, lo), min(strip.nbytes, hi))
         self.redraw()
 
-    # ------------------------------------------------------------------ hover
+    # ------------------------------------------------------------------ hover (MemoryHover)
 
     def _queue_hover(self, pos: QtCore.QPointF | None) -> None:
-        self._hover_pos = pos
-        if not self._hover_timer.isActive():
-            self._hover_timer.start()
+        self.hover.queue(pos)
 
     @QtCore.Slot()
     def _hover_now(self) -> None:
-        pos = self._hover_pos
-        if pos is None:
-            self.clear_hover()
-            return
-        self.hover_at(pos)
+        self.hover.now()
 
     def hover_at(self, pos: QtCore.QPointF) -> dict[str, list[tuple[int, ...]]]:
-        """Hover the scene point ``pos``: an element (cells) lights its readers; a byte range
-        (ranges mode, or the bytes row) lights the values that cover it."""
-        for item in self.scene.items(pos):
-            if isinstance(item, LaneItem):
-                local = item.mapFromScene(pos)
-                if item.geom.mode == "cells" and item.lane.cell_offsets is not None:
-                    off = item.cell_at(local.x())
-                    if off is None:
-                        break
-                    index = item.lane.index_at(off)
-                    if index is not None:
-                        return self.hover_element(item.lane.name, index)
-                    break
-                b = item.geom.byte_at(local.x())
-                return self._hover_bytes(item.lane.name, b)
-            if isinstance(item, BytesItem):
-                b = item.geom.byte_at(item.mapFromScene(pos).x())
-                return self._hover_bytes(None, b, item.strip)
-        self.clear_hover()
-        return {}
+        """Hover the scene point ``pos`` (see :meth:`MemoryHover.at`)."""
+        return self.hover.at(pos)
 
     def hover_element(self, name: str, index: Iterable[int]) -> dict[str, list[tuple[int, ...]]]:
         """Light up element ``index`` of ``name``, its bytes, and every element of every value
         that reads them. Returns ``{value name: [index, ...]}`` of what is lit."""
-        lane = self.model.lane(name)
-        strip = self.model.strip_of(name)
-        if lane is None or strip is None or not strip.has_memory:
-            self.clear_hover()
-            return {}
-        index = tuple(int(i) for i in index)
-        off = lane.offset_of(tuple(i % n for i, n in zip(index, lane.shape, strict=True)))
-        # only the values with a byte there can read it (O(ndim) each, from the footprints)
-        values = {ln.name: ln.value for ln in strip.lanes
-                  if ln.name == name or ln.covered(off, off + lane.itemsize)}
-        try:
-            found = memory.readers(values, name, index, limit=5000)
-        except ValueError:  # too many readers to list (huge expanded views): light bytes
-            return self._hover_bytes(name, off)
-        # the hover line first: showing it can resize the view, which redraws (unlit) items
-        self._set_info(self._describe_hover(name, index, off, lane, found, strip))
-        self._clear_items()
-        self._lit = found
-        for other, idxs in found.items():
-            item = self._lane_items.get(other)
-            olane = self.model.lane(other)
-            if item is None or olane is None:
-                continue
-            item.lit = {olane.offset_of(i) for i in idxs}
-            item.lit_range = (off, off + lane.itemsize)
-            if other == name:
-                item.hovered = off
-            item.update()
-        bytes_item = self._bytes_items.get(strip.number)
-        if bytes_item is not None:
-            bytes_item.lit = (off, off + lane.itemsize)
-            bytes_item.update()
-        self._hovered = ("element", name, index)
-        return found
-
-    def _describe_hover(self, name: str, index: tuple[int, ...], off: int, lane: LaneModel,
-                        found: dict[str, list[tuple[int, ...]]], strip: StripModel) -> str:
-        text = lane.text_at(off)
-        head = f"{name}{list(index)}" + (f" = {text}" if text else "")
-        head += self.tr(": bytes {0}–{1} of allocation {2}.").format(
-            off, off + lane.itemsize - 1, strip.number)
-        readers = []
-        for other, idxs in found.items():
-            shown = [list(i) for i in idxs if not (other == name and i == index)][:4]
-            more = len(idxs) - len(shown) - (1 if other == name else 0)
-            if not shown:
-                continue
-            readers.append(f"{other}" + ", ".join(str(i) for i in shown)
-                           + (self.tr(" and {0} more").format(more) if more > 0 else ""))
-        if readers:
-            head += " " + self.tr("The same bytes are read by: {0}.").format("; ".join(readers))
-        else:
-            head += " " + self.tr("No other element reads these bytes.")
-        others = [ln.name for st in self.model.strips if st is not strip for ln in st.lanes]
-        if others:
-            head += " " + self.tr("Not by {0}: separate memory.").format(", ".join(others[:6]))
-        return head
-
-    def _hover_bytes(self, name: str | None, byte: int,
-                     strip: StripModel | None = None) -> dict[str, list[tuple[int, ...]]]:
-        strip = strip or (self.model.strip_of(name) if name else None)
-        if strip is None or strip.number not in self._geoms:
-            self.clear_hover()
-            return {}
-        geom = self._geoms[strip.number]
-        if geom.mode == "cells":
-            lo = byte - (byte % strip.unit)
-            hi = lo + strip.unit
-        else:
-            per_px = max(1, round(1 / geom.px_per_byte))
-            lo, hi = byte, byte + per_px
-        readers = [lane for lane in strip.lanes if lane.covered(lo, hi)]
-        # the hover line first: showing it can resize the view, which redraws (unlit) items
-        where = self.tr("Bytes {0}–{1} of allocation {2}").format(f"{lo:,}", f"{hi - 1:,}",
-                                                                    strip.number)
-        if readers:
-            self._set_info(where + ": " + self.tr("read by {0}.").format(
-                ", ".join(lane.name for lane in readers)))
-        else:
-            self._set_info(where + ": " + self.tr("no value reads them."))
-        self._clear_items()
-        for lane in readers:
-            item = self._lane_items.get(lane.name)
-            if item is not None:
-                item.lit_range = (lo, hi)
-                if lane.cell_offsets is not None:
-                    item.lit = {int(o) for o in lane.cell_offsets
-                                if o < hi and o + lane.itemsize > lo}
-                item.update()
-        bytes_item = self._bytes_items.get(strip.number)
-        if bytes_item is not None:
-            bytes_item.lit = (lo, hi)
-            bytes_item.update()
-        self._lit = {lane.name: [] for lane in readers}
-        self._hovered = ("bytes", name, byte, strip.number)
-        return {lane.name: [] for lane in readers}
+        return self.hover.element(name, index)
 
     def _rehover(self, hovered: tuple[object, ...]) -> None:
-        """Light again what :attr:`_hovered` recorded (after a redraw)."""
-        if hovered[0] == "element":
-            _, name, index = hovered
-            assert isinstance(name, str) and isinstance(index, tuple)
-            self.hover_element(name, index)
-            return
-        _, name, byte, number = hovered
-        assert isinstance(byte, int) and (name is None or isinstance(name, str))
-        strip = next((s for s in self.model.strips if s.number == number), None)
-        self._hover_bytes(name, byte, strip)
-
-    def _clear_items(self) -> None:
-        for item in self._lane_items.values():
-            if item.lit or item.lit_range is not None or item.hovered is not None:
-                item.lit, item.lit_range, item.hovered = set(), None, None
-                item.update()
-        for bitem in self._bytes_items.values():
-            if bitem.lit is not None:
-                bitem.lit = None
-                bitem.update()
+        self.hover.rehover(hovered)
 
     def clear_hover(self) -> None:
         """Nothing lit."""
-        self._clear_items()
-        self._lit = {}
-        self._hovered = None
-        self._set_info(None)
+        self.hover.clear()
 
     def lit(self) -> dict[str, set[tuple[int, ...]]]:
         """What the last hover lit: ``{value name: {element index, ...}}``."""
-        return {n: set(idxs) for n, idxs in self._lit.items()}
+        return self.hover.lit()
 
     # ------------------------------------------------------------------ inspection (tests)
 
@@ -1239,7 +1043,7 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def changed_cells(self, name: str) -> set[int]:
         """Strip offsets of the cells of ``name`` marked as changed by the last write."""
-        return set(self._changed_cells.get(name, set()))
+        return set(self.marks.changed_cells.get(name, set()))
 
     def scene_texts(self) -> list[str]:
         """Every text item in the drawing (labels, details, titles)."""

@@ -29,7 +29,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import memory
-from .memory_view import yielding
+from ..core.memory_drawing import yielding
 from .workers import Task
 
 #: work units one pair may take on the UI thread before it is left to the background

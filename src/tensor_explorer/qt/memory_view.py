@@ -1,418 +1,52 @@
-"""What the Memory panel draws: a plain model of allocations and footprints, and its scene items.
-
-:func:`compute_model` turns workspace values into a :class:`MemoryModel` (no Qt: it runs in a
-background :class:`~tensor_explorer.qt.workers.Task` for big workspaces). Everything in it comes
-from :mod:`tensor_explorer.core.memory`: ``allocation`` groups values into strips (values whose
-blocks intersect share one strip), ``footprint`` gives the bytes each value occupies,
-``element_offsets`` / ``element_multiplicity`` give per-element detail for values small enough
-to draw cell by cell, ``parents`` gives the nesting (a view sits under the smallest value that
-contains it; an alias under the earlier of the two). The model never lists every related pair:
-a thousand views of one tensor are half a million pairs; the panel's relation list reads them
-lazily (:mod:`.memory_relations`). Per-cell detail (offsets, texts) is computed up front for the
-first :data:`EAGER_CELLS` elements in drawing order, and for the rest when a lane is first drawn
-(:meth:`LaneModel.detail`).
-
-The scene side is two item classes: :class:`BytesItem` (the allocation's byte row) and
-:class:`LaneItem` (one value's footprint on it). Both paint themselves and only what lies in
-the exposed rectangle; text is painted as text, so SVG exports keep it.
-A :class:`StripGeometry` maps bytes to x: *cells* mode draws each element as a cell (with its
-value when the cell is wide enough), *ranges* mode draws pixel bins of covered bytes (any size,
-O(width) work per lane, never per element).
+"""The Memory panel's scene items: :class:`BytesItem` (an allocation's byte row) and
+:class:`LaneItem` (one value's footprint on it), painted from the plain model in
+:mod:`tensor_explorer.core.memory_drawing` (:func:`~tensor_explorer.core.memory_drawing.
+compute_model`, :class:`~tensor_explorer.core.memory_drawing.StripGeometry`). Both items paint
+themselves and only what lies in the exposed rectangle; text is painted as text, so SVG exports
+keep it. The model's names are re-exported here for the panel and older imports.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.ma  # (np.unique imports it on first use: here, not in a worker, where the
-import torch  # import holds the UI thread up for ~0.1 s)
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..core import memory
+from ..core.memory_drawing import (
+    EAGER_CELLS,
+    MAX_CELLS,
+    SMALL_NUMEL,
+    YIELD_EVERY,
+    LaneModel,
+    MemoryModel,
+    StripGeometry,
+    StripModel,
+    compute_model,
+    format_number,
+    human_bytes,
+    yielding,
+)
 
-#: values with at most this many elements are drawn cell by cell, with values and multiplicities
-SMALL_NUMEL = 1 << 14
-#: a strip (or zoomed window) with more cells than this is drawn as ranges
-MAX_CELLS = 256
-#: per-cell detail of small values computed with the model, in drawing order (the rest: on draw)
-EAGER_CELLS = 1 << 12
-
-
-# --------------------------------------------------------------------------------------------
-# Model (no Qt)
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class LaneModel:
-    """One value's footprint on its strip.
-
-    Byte offsets (``base``, ``cell_offsets``, ``footprint`` via ``delta``) are relative to the
-    strip's start: ``footprint`` itself is relative to the value's own allocation start, which
-    lies ``delta`` bytes into the strip.
-    """
-
-    name: str
-    value: Any
-    kind: str  # "tensor" | "ndarray"
-    dtype: str
-    shape: tuple[int, ...]
-    stride: tuple[int, ...]  # elements
-    offset: int  # storage offset, elements
-    itemsize: int
-    device: str
-    version: int | None
-    colour: int
-    numel: int
-    delta: int = 0
-    base: int = 0  # strip offset of element (0, ..., 0)
-    byte_strides: tuple[int, ...] = ()
-    footprint: memory.ByteSet | None = None
-    nbytes: int = 0  # distinct bytes occupied
-    max_mult: int = 1  # most elements reading one element's bytes
-    uniform_mult: bool = True
-    depth: int = 0
-    parent: str | None = None
-    parent_kind: str | None = None
-    why: str | None = None
-    # small values only: one entry per distinct element offset, sorted
-    cell_offsets: np.ndarray | None = None
-    cell_first: np.ndarray | None = None  # flat (C-order) index of the first element there
-    cell_mult: np.ndarray | None = None
-    cell_text: list[str] | None = None
-    detailed: bool = False  # cell_* computed (or not applicable)
-
-    def detail(self) -> LaneModel:
-        """Compute the per-cell detail now if it was left for later (UI thread: one small
-        value, well under a millisecond). Returns self."""
-        if not self.detailed:
-            _cell_detail(self)
-        return self
-
-    def offset_of(self, index: tuple[int, ...]) -> int:
-        """Strip offset of the element at ``index``."""
-        return self.base + sum(i * s for i, s in zip(index, self.byte_strides, strict=True))
-
-    def index_at(self, offset: int) -> tuple[int, ...] | None:
-        """An element index whose first byte is ``offset`` (small values only)."""
-        self.detail()
-        if self.cell_offsets is None or self.cell_first is None:
-            return None
-        i = int(np.searchsorted(self.cell_offsets, offset))
-        if i >= len(self.cell_offsets) or int(self.cell_offsets[i]) != offset:
-            return None
-        flat = int(self.cell_first[i])
-        return tuple(int(v) for v in np.unravel_index(flat, self.shape)) if self.shape else ()
-
-    def text_at(self, offset: int) -> str | None:
-        """The value text drawn in the cell at ``offset`` (small values only)."""
-        self.detail()
-        if self.cell_offsets is None or self.cell_text is None:
-            return None
-        i = int(np.searchsorted(self.cell_offsets, offset))
-        if i < len(self.cell_offsets) and int(self.cell_offsets[i]) == offset:
-            return self.cell_text[i]
-        return None
-
-    def covered(self, lo: int, hi: int) -> int:
-        """Bytes of this value within the strip window ``[lo, hi)``."""
-        if self.footprint is None:
-            return 0
-        return self.footprint.count_in(lo - self.delta, hi - self.delta)
-
-
-@dataclass
-class StripModel:
-    """One allocation (or a group of intersecting blocks, e.g. ``from_numpy`` of a slice)."""
-
-    number: int
-    device: str
-    start: int | None
-    nbytes: int
-    unit: int
-    owner: str | None
-    lanes: list[LaneModel]
-    note: str = ""
-
-    @property
-    def has_memory(self) -> bool:
-        return self.start is not None
-
-    @property
-    def cells(self) -> int:
-        return -(-self.nbytes // self.unit) if self.unit else 0
-
-
-@dataclass
-class MemoryModel:
-    """Everything the panel draws, computed off the UI thread."""
-
-    strips: list[StripModel] = field(default_factory=list)
-    #: the tensors and arrays, by name, in workspace order (the relation list reads their pairs)
-    values: dict[str, Any] = field(default_factory=dict)
-    whys: dict[str, str] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)  # names that are not tensors/arrays
-    pairs: int = 0  # related pairs (every two values in one strip), known without counting
-
-    def lane(self, name: str) -> LaneModel | None:
-        for strip in self.strips:
-            for lane in strip.lanes:
-                if lane.name == name:
-                    return lane
-        return None
-
-    def strip_of(self, name: str) -> StripModel | None:
-        for strip in self.strips:
-            if any(lane.name == name for lane in strip.lanes):
-                return strip
-        return None
-
-
-def format_number(v: Any) -> str:
-    """Short text for one element, for a cell."""
-    if isinstance(v, bool | np.bool_):
-        return "T" if v else "F"
-    if isinstance(v, complex | np.complexfloating):
-        return f"{v.real:.3g}{v.imag:+.3g}j"
-    if isinstance(v, float | np.floating):
-        f = float(v)
-        if math.isnan(f):
-            return "nan"
-        if math.isinf(f):
-            return "inf" if f > 0 else "-inf"
-        if f == int(f) and abs(f) < 1e6:
-            return f"{f:.1f}"
-        return f"{f:.4g}"
-    return str(v)
-
-
-def _element_texts(value: Any, flat: np.ndarray) -> list[str]:
-    """Texts of the elements at C-order flat indices ``flat`` of a small value."""
-    if isinstance(value, torch.Tensor):
-        if value.device.type == "meta" or value.layout != torch.strided:
-            return ["" for _ in flat]
-        t = value.detach()
-        if t.device.type != "cpu":
-            t = t.cpu()
-        if t.dtype.is_floating_point and t.element_size() < 4:  # half, bfloat16
-            t = t.float()
-        arr = t.resolve_conj().resolve_neg().reshape(-1).numpy()
-    else:
-        arr = np.asarray(value).reshape(-1)
-    return [format_number(arr[int(i)].item()) for i in flat]
-
-
-def _gcd_all(numbers: list[int]) -> int:
-    g = 0
-    for n in numbers:
-        g = math.gcd(g, abs(int(n)))
-    return g or 1
-
-
-#: how often background work lets the UI thread have the interpreter (seconds)
-YIELD_EVERY = 0.001
-
-
-def yielding(cancel: Callable[[], bool] | None) -> Callable[[], bool]:
-    """``cancel`` for work in a background thread that also, every :data:`YIELD_EVERY`, lets
-    the UI thread have the interpreter lock: the UI thread takes it each time Qt calls into
-    Python (a timer, a paint, a model's ``data``) and would otherwise wait out the
-    interpreter's switch interval (5 ms) each time: a turn of the event loop held for a
-    hundred milliseconds while a model is computed. The background work runs a little
-    longer."""
-    due = time.perf_counter() + YIELD_EVERY
-
-    def check() -> bool:
-        nonlocal due
-        now = time.perf_counter()
-        if now >= due:
-            time.sleep(0)  # (releases the lock; a waiting thread takes it)
-            due = time.perf_counter() + YIELD_EVERY
-        return cancel() if cancel is not None else False
-
-    return check
-
-
-def compute_model(
-    items: list[tuple[str, Any]],
-    whys: Mapping[str, str] | None = None,
-    cancel: Any = None,
-) -> MemoryModel:
-    """The model of ``items`` (workspace ``(name, value)`` pairs, in order): strips, lanes,
-    nesting, the number of related pairs (not the pairs: see :mod:`.memory_relations`).
-    Non-tensor values are listed in ``skipped``. ``whys``: for each name, the sentence saying
-    why it shares or copies (see :func:`memory.sharing_reason`). ``cancel()`` is asked often
-    (in a background thread it also lets the UI thread run: :func:`yielding`)."""
-    cancel = yielding(cancel)
-    whys = dict(whys or {})
-    values: dict[str, Any] = {}
-    skipped: list[str] = []
-    for name, v in items:
-        if isinstance(v, torch.Tensor | np.ndarray) and not (
-            isinstance(v, np.ndarray) and v.dtype.hasobject
-        ):
-            values[name] = v
-        else:
-            skipped.append(name)
-    order = {n: i for i, n in enumerate(values)}
-    lanes: dict[str, LaneModel] = {}
-    allocs: dict[str, memory.Allocation] = {}
-    for name, v in values.items():
-        if cancel is not None and cancel():
-            return MemoryModel()
-        alloc = memory.allocation(v)
-        allocs[name] = alloc
-        is_t = isinstance(v, torch.Tensor)
-        itemsize = v.element_size() if is_t else v.itemsize
-        if is_t:
-            stride = tuple(v.stride()) if v.layout == torch.strided else ()
-            offset = int(v.storage_offset()) if v.layout == torch.strided else 0
-            dtype = str(v.dtype).replace("torch.", "")
-            version = int(v._version) if not v.is_inference() else None
-        else:
-            stride = tuple(s // itemsize if itemsize else 0 for s in v.strides)
-            offset = alloc.offset_bytes // itemsize if itemsize else 0
-            dtype = str(v.dtype)
-            version = None
-        lanes[name] = LaneModel(
-            name=name, value=v, kind="tensor" if is_t else "ndarray", dtype=dtype,
-            shape=tuple(int(n) for n in v.shape), stride=stride, offset=offset,
-            itemsize=int(itemsize), device=alloc.device, version=version,
-            colour=order[name], numel=int(math.prod(v.shape)), why=whys.get(name),
-        )
-    # group values into strips: intersecting address ranges, per device (as relations_among)
-    groups: list[list[str]] = []
-    by_device: dict[str, list[tuple[int, int, str]]] = {}
-    for name, alloc in allocs.items():
-        if alloc.key is None or alloc.start is None:
-            groups.append([name])
-            continue
-        by_device.setdefault(alloc.device, []).append(
-            (alloc.start, alloc.start + max(alloc.nbytes, 1), name))
-    for ranges in by_device.values():
-        ranges.sort()
-        reach = -1
-        current: list[str] = []
-        for start, end, name in ranges:
-            if start < reach:
-                current.append(name)
-                reach = max(reach, end)
-            else:
-                current = [name]
-                groups.append(current)
-                reach = end
-    groups.sort(key=lambda g: min(order[n] for n in g))
-
-    strips: list[StripModel] = []
-    eager = EAGER_CELLS  # elements whose cells are detailed now; the rest when drawn
-    pairs = 0
-    for number, group in enumerate(groups, start=1):
-        group.sort(key=order.__getitem__)
-        a0 = allocs[group[0]]
-        if a0.key is None or a0.start is None:
-            lane = lanes[group[0]]
-            lane.detailed = True
-            strips.append(StripModel(number, a0.device, None, a0.nbytes, lane.itemsize or 1,
-                                     group[0], [lane], a0.note))
-            continue
-        pairs += len(group) * (len(group) - 1) // 2
-        start = min(allocs[n].start or 0 for n in group)
-        end = max((allocs[n].start or 0) + allocs[n].nbytes for n in group)
-        unit_parts: list[int] = []
-        sets: dict[str, memory.ByteSet] = {}
-        for n in group:
-            lane, alloc = lanes[n], allocs[n]
-            lane.delta = (alloc.start or 0) - start
-            lane.base = lane.delta + alloc.offset_bytes
-            v = lane.value
-            if isinstance(v, torch.Tensor):
-                lane.byte_strides = tuple(s * lane.itemsize for s in v.stride())
-            else:
-                lane.byte_strides = tuple(int(s) for s in v.strides)
-            lane.footprint = memory.footprint(v)
-            lane.nbytes = lane.footprint.size
-            sets[n] = lane.footprint.shifted(lane.delta)
-            unit_parts += [lane.itemsize, lane.base]
-            unit_parts += [s for s, k in zip(lane.byte_strides, lane.shape, strict=True) if k > 1]
-            if cancel is not None and cancel():
-                return MemoryModel()
-        unit = _gcd_all(unit_parts)
-        # nesting: parent = the smallest value containing it, or an earlier alias
-        parent = memory.parents(sets, cancel=cancel) if len(group) > 1 else {}
-        # tree order inside the group: depth-first from the roots
-        children: dict[str | None, list[str]] = {}
-        for n in group:
-            up = parent.get(n)
-            children.setdefault(up[0] if up and up[0] in group else None, []).append(n)
-        ordered: list[str] = []
-
-        stack = [(root, 0) for root in reversed(children.get(None, []))]
-        while stack:
-            n, depth = stack.pop()
-            lanes[n].depth = depth
-            if n in parent:
-                lanes[n].parent, lanes[n].parent_kind = parent[n]
-            ordered.append(n)
-            stack.extend((c, depth + 1) for c in reversed(children.get(n, [])))
-        roots = children.get(None, [])
-        owner = max(roots, key=lambda n: (lanes[n].nbytes, -order[n])) if roots else None
-        for n in ordered:
-            lane = lanes[n]
-            _multiplicity(lane)
-            if 0 < lane.numel <= SMALL_NUMEL and lane.numel <= eager:
-                eager -= lane.numel
-                _cell_detail(lane)
-            elif lane.numel > SMALL_NUMEL or lane.numel == 0:
-                lane.detailed = True
-            if cancel is not None and cancel():
-                return MemoryModel()
-        strips.append(StripModel(number, a0.device, start, end - start, unit, owner,
-                                 [lanes[n] for n in ordered]))
-    return MemoryModel(strips, values, whys, skipped, pairs)
-
-
-def _multiplicity(lane: LaneModel) -> None:
-    """Most elements reading one element's bytes, and whether every element has as many
-    (cheap: no per-element work unless the value overlaps itself other than by expanding)."""
-    v = lane.value
-    if lane.numel == 0:
-        lane.max_mult = 0
-        return
-    if lane.numel > SMALL_NUMEL:
-        expanded = math.prod(n for n, s in zip(lane.shape, lane.byte_strides, strict=True)
-                             if s == 0 and n > 1)
-        lane.max_mult = expanded
-        lane.uniform_mult = not memory.internal_overlap(v) or expanded > 1
-        return
-    mult = np.asarray(memory.element_multiplicity(v))
-    lane.max_mult = int(mult.max())
-    lane.uniform_mult = bool(mult.min() == mult.max())
-
-
-def _cell_detail(lane: LaneModel) -> None:
-    """Per-cell data of a small value: distinct offsets, the first element at each, its
-    multiplicity and its text."""
-    lane.detailed = True
-    v = lane.value
-    if lane.numel == 0 or lane.numel > SMALL_NUMEL:
-        return
-    offs = memory.element_offsets(v).reshape(-1) + lane.delta
-    mult = np.asarray(memory.element_multiplicity(v)).reshape(-1)
-    uniq, first = np.unique(offs, return_index=True)
-    lane.cell_offsets = uniq.astype(np.int64)
-    lane.cell_first = first.astype(np.int64)
-    lane.cell_mult = mult[first].astype(np.int64)
-    lane.cell_text = _element_texts(v, first)
-
-
-# --------------------------------------------------------------------------------------------
-# Geometry and items
-# --------------------------------------------------------------------------------------------
+__all__ = [
+    "EAGER_CELLS",
+    "MAX_CELLS",
+    "SMALL_NUMEL",
+    "YIELD_EVERY",
+    "BytesItem",
+    "LaneItem",
+    "LaneModel",
+    "MemoryModel",
+    "Palette",
+    "StripGeometry",
+    "StripModel",
+    "compute_model",
+    "format_number",
+    "human_bytes",
+    "yielding",
+]
 
 
 @dataclass
@@ -435,52 +69,6 @@ class Palette:
 
     def colour(self, i: int) -> QtGui.QColor:
         return self.series[i % len(self.series)]
-
-
-@dataclass
-class StripGeometry:
-    """Where bytes ``[lo, hi)`` of a strip go on screen: ``x0`` to ``x0 + width``."""
-
-    x0: float
-    width: float
-    lo: int
-    hi: int
-    unit: int
-    max_cell: float
-    _bins: np.ndarray | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def cells(self) -> int:
-        return -(-(self.hi - self.lo) // self.unit)
-
-    @property
-    def mode(self) -> str:
-        return "cells" if self.cells <= MAX_CELLS and self.width / self.cells >= 6 else "ranges"
-
-    @property
-    def px_per_byte(self) -> float:
-        if self.mode == "cells":
-            return min(self.max_cell, self.width / self.cells) / self.unit
-        return self.width / max(self.hi - self.lo, 1)
-
-    @property
-    def drawn_width(self) -> float:
-        return (self.hi - self.lo) * self.px_per_byte
-
-    def x(self, byte: float) -> float:
-        return self.x0 + (byte - self.lo) * self.px_per_byte
-
-    def byte_at(self, x: float) -> int:
-        return int(self.lo + (x - self.x0) / self.px_per_byte)
-
-    def bins(self) -> np.ndarray:
-        """Bin edges (strip byte offsets) for ranges mode: about one bin per pixel (made once
-        per geometry: every lane of the strip shares them)."""
-        if self._bins is None:
-            n = max(1, min(int(self.width), self.hi - self.lo))
-            edges = np.linspace(self.lo, self.hi, n + 1).round().astype(np.int64)
-            self._bins = edges[np.concatenate(([True], np.diff(edges) != 0))]  # sorted: dedup
-        return self._bins
 
 
 def _cell_text_fits(fm: QtGui.QFontMetricsF, text: str, w: float) -> bool:
@@ -677,15 +265,3 @@ class LaneItem(QtWidgets.QGraphicsItem):
         if i >= 0 and int(lane.cell_offsets[i]) <= byte < int(lane.cell_offsets[i]) + lane.itemsize:
             return int(lane.cell_offsets[i])
         return None
-
-
-def human_bytes(n: int) -> str:
-    """1536 -> '1.5 KiB'; small numbers stay exact."""
-    if n < 1024:
-        return f"{n} B"
-    value = float(n)
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
-        value /= 1024
-        if value < 1024:
-            return f"{value:.3g} {unit}"
-    return f"{value:.3g} PiB"
