@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -122,7 +121,6 @@ def test_memmap_blocks_read_only_the_block(tmp_path: Path) -> None:
     mm.flush()
     del mm
     ro = np.load(path, mmap_mode="r")
-    start = time.perf_counter()
     table = ValueTable(ro)
     assert (table.rows, table.cols) == (n, n)
     for r0, c0 in [(0, 0), (4000, 0), (n - 128, n - 32), (8000, 8000)]:
@@ -131,8 +129,9 @@ def test_memmap_blocks_read_only_the_block(tmp_path: Path) -> None:
     assert table.cell(4000, 17) == ro[4000, 17] == -4000.0
     assert table.cell(1, 1) == 1.0
     table.column_format(17)
-    # a block of a 1 GiB map costs what a block of a small array costs
-    assert time.perf_counter() - start < 2.0
+    # only the blocks asked for were read (a block of a 1 GiB map costs what a block of a small
+    # array costs: its speed is measured in bench/, not asserted here)
+    assert table.blocks_read == 2  # the two cells; read() reads without keeping blocks
 
 
 def test_the_block_cache_is_bounded_and_forgets_on_request() -> None:

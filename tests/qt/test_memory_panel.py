@@ -3,7 +3,6 @@ multiplicity, live writes with version counters, large tensors as ranges, screen
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -156,14 +155,11 @@ def test_large_tensor_with_views_draws_as_ranges_quickly(qtbot: QtBot) -> None:
     ws["cols"] = grid[:, ::2]
     ws["block"] = grid[2000:3000, 4000:9000]
     ws["e"] = grid[3].expand(500, 10_000)
-    start = time.perf_counter()
     panel = make_panel(qtbot, ws)
-    assert time.perf_counter() - start < 5
     assert panel.allocations() == [["big", "half", "block", "e", "cols"]]  # e: row 3, in half
-    assert panel.lane_mode("big") == "ranges"
-    start = time.perf_counter()
+    # drawn as byte ranges: O(width) per value, never O(elements) (its speed: bench/)
+    assert {panel.lane_mode(n) for n in ("big", "half", "block", "e", "cols")} == {"ranges"}
     panel.redraw()
-    assert time.perf_counter() - start < 0.5  # O(width) per value, never O(elements)
     item = panel._lane_items["half"]
     lit = panel.hover_at(item.mapToScene(QtCore.QPointF(item.geom.x(10_000_000), 2)))
     assert set(lit) == {"big", "half", "cols"}  # row 1000: not block (rows 2000+), not e (row 3)
