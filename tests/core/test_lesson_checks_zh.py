@@ -63,3 +63,25 @@ def test_a_check_made_elsewhere_falls_back_to_english() -> None:
     assert check.detail_in("zh") == "something" and check.text_in("zh") == "expect: x"
     ws = Workspace()
     assert L.evaluate(ws, "1 + 1") == 2
+
+
+def test_an_expectation_refused_or_malformed_says_so_in_chinese_from_the_catalog() -> None:
+    # no English-only headline in core: the catalog words it in both languages
+    import pytest
+
+    from tensor_explorer.core.lessons import evaluate
+    from tensor_explorer.core.runner import ProgramError
+    from tensor_explorer.core.workspace import Workspace
+
+    ws = Workspace(restricted=True)
+    ws.run("x = torch.ones(2)")
+    with pytest.raises(ProgramError) as info:
+        evaluate(ws, "x.sum(); x.mean()")
+    assert info.value.kind == "syntax"
+    assert info.value.text("en").startswith("SyntaxError: invalid syntax")
+    assert "不是有效的 Python 代码" in info.value.text("zh")
+    with pytest.raises(ProgramError) as info:
+        evaluate(ws, "x.__class__")
+    assert info.value.kind == "refused"
+    assert info.value.text("en").splitlines()[1].startswith("Refused:")
+    assert "已拒绝" in info.value.text("zh")

@@ -236,6 +236,10 @@ CATALOG: dict[str, dict[str, str]] = {
               "binds nothing; the workspace keeps what it had.",
         "zh": "已停止：{reason}。正在运行的语句不会绑定任何名字，工作区保留原来的值。",
     },
+    "error.expect-one": {
+        "en": "an expectation must be one expression",
+        "zh": "一条 expect 只能是一个表达式",
+    },
     "error.syntax": {
         "en": "SyntaxError: {detail}. This is not valid Python here; look at this line and the "
               "one before it (a missing bracket, quote or colon is the usual cause).",

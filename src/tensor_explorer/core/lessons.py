@@ -79,7 +79,8 @@ import torch
 
 from ..paths import resources_dir
 from . import sandbox, trust
-from .runner import ProgramError, Runner, busy_error, compile_program
+from .catalog import Message
+from .runner import ProgramError, Runner, _refused, _stopped, busy_error, compile_program
 from .workspace import Workspace, restricted_among_trusted
 
 __all__ = [
@@ -714,7 +715,7 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
     try:
         tree = ast.parse(expression, mode="eval")
     except SyntaxError as exc:
-        raise ProgramError(f"SyntaxError: {exc.msg}", kind="syntax",
+        raise ProgramError(Message("error.syntax", detail=exc.msg), kind="syntax",
                            error_type="SyntaxError") from None
     del tree
     # the workspace's own controller: the functions programs defined in it check that one
@@ -741,8 +742,7 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
         }
     program = compile_program(expression, restricted=restricted)
     if len(program.statements) != 1 or not program.statements[0].is_expression:
-        raise ProgramError("an expectation must be one expression", kind="syntax",
-                           headlines={"zh": "一条 expect 只能是一个表达式"})
+        raise ProgramError(Message("error.expect-one"), kind="syntax")
     grad_enabled = torch.is_grad_enabled()
     if not ws._lock.acquire(blocking=False):
         raise busy_error()
@@ -756,13 +756,13 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
         sandbox.take_refusals()
         try:
             result = then(value)
-        except sandbox.Stopped as exc:
-            raise ProgramError(f"stopped: {exc.reason}", kind="stopped") from None
+        except sandbox.Stopped as exc:  # the catalog's words, in either language
+            raise _stopped(exc.reason, None, expression, ()) from None
         except sandbox.Refused as exc:
-            raise ProgramError(f"Refused: {exc.message}", kind="refused") from None
+            raise _refused(exc.text, None, []) from None
         refused = sandbox.take_refusals()
         if refused:
-            raise ProgramError(f"Refused: {refused[0]}", kind="refused")
+            raise _refused(refused[0], None, [])
         return result
     finally:
         ctrl.stop()
