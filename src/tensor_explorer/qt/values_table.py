@@ -6,8 +6,8 @@
   whole value.
 - :class:`GoToBar` is the inline "Go to index" field (Ctrl+G) shown above the table.
 - :class:`TableTools` holds the table's actions (Go to index, Copy as text, CSV or NumPy
-  literal) and its context menu; what they do is done by the panel
-  (:meth:`.ValuesPanel.go_to`, :meth:`.ValuesPanel.copy_selection`).
+  literal) and its context menu, reads and copies the selected block, and fits the column
+  widths; going to an index is done by the panel (:meth:`.ValuesPanel.go_to`).
 """
 
 from __future__ import annotations
@@ -15,15 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..core import preview
-from ..core.value_table import IndexInputError, ValueTable, parse_index
+from ..core import copy_text, preview
+from ..core.value_table import IndexInputError, SelectionTooLarge, ValueTable, parse_index
 from . import theme
 
 _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 #: Qt counts rows and columns in a C int: a longer axis shows its first this many
 MAX_SECTIONS = 2**31 - 2
+_FIT_COLUMNS = 12  # table column widths are measured on this many columns (spread evenly)
 
 
 class ValuesTableModel(QtCore.QAbstractTableModel):
@@ -300,3 +302,72 @@ class TableTools(QtCore.QObject):
             return self.tr("{index} is outside axis {axis} (size {size})").format(
                 index=v["index"], axis=v["axis"], size=v["size"])
         return str(exc)
+
+    def select(self, index: tuple[int, ...]) -> None:
+        """Scroll to the cell of the table at ``index`` (into the whole value), make it current
+        and select it."""
+        panel = self.panel
+        row, col = panel.model.table.table_cell(index)
+        cell = panel.model.index(row, col)
+        panel.table.scrollTo(cell, QtWidgets.QAbstractItemView.ScrollHint.PositionAtCenter)
+        selection = panel.table.selectionModel()
+        selection.setCurrentIndex(cell, QtCore.QItemSelectionModel.SelectionFlag.ClearAndSelect)
+
+    def selection(self) -> tuple[np.ndarray, str, int] | None:
+        """See :meth:`.ValuesPanel.table_selection`."""
+        panel = self.panel
+        table = panel.model.table
+        selection = panel.table.selectionModel()
+        if panel.current_view() != "table" or table is None or selection is None:
+            return None
+        selected = selection.selection()  # rectangles: never one index per cell (10^8 cells)
+        ranges = [selected.at(k) for k in range(selected.count())]
+        if not ranges:
+            return None
+        r0 = min(rg.top() for rg in ranges)
+        r1 = max(rg.bottom() for rg in ranges) + 1
+        c0 = min(rg.left() for rg in ranges)
+        c1 = max(rg.right() for rg in ranges) + 1
+        return table.block(r0, r1, c0, c1), table.dtype, table.ndim
+
+    def copy(self, kind: str) -> bool:
+        """See :meth:`.ValuesPanel.copy_selection`."""
+        translate = QtCore.QCoreApplication.translate
+        say = self.panel.status_line.say
+        try:
+            selected = self.selection()
+        except SelectionTooLarge as exc:
+            say(translate("ValuesPanel", "Not copied: {cells} cells are selected; at most "
+                          "{limit} can be copied").format(cells=f"{exc.cells:,}",
+                                                          limit=f"{exc.limit:,}"))
+            return False
+        if selected is None:
+            say(translate("ValuesPanel", "Nothing to copy: select cells in the table"))
+            return False
+        cells, dtype, ndim = selected
+        if kind == "numpy":
+            text = copy_text.block_literal(cells, dtype, ndim)
+        elif kind == "csv":
+            text = copy_text.to_csv(cells)
+        else:
+            text = copy_text.to_tsv(cells)
+        QtWidgets.QApplication.clipboard().setText(text)
+        self.panel.hover.setText(
+            translate("ValuesPanel", "Copied 1 cell") if cells.size == 1 else
+            translate("ValuesPanel", "Copied {n} cells").format(n=f"{cells.size:,}"))
+        return True
+
+    def fit_columns(self) -> None:
+        """Size the first columns to their (sampled) widest text; the rest get the widest."""
+        table, model = self.panel.table, self.panel.model
+        fm = QtGui.QFontMetrics(table.font())
+        header = table.horizontalHeader()
+        pad = int(18 * theme.state().scale)
+        ncols = model.columnCount()
+        widest = 0
+        for c in range(0, ncols, max(1, ncols // _FIT_COLUMNS)):  # a few columns, spread out
+            texts = [*model.sample_texts(c, rows=16), str(model.headerData(
+                c, QtCore.Qt.Orientation.Horizontal)), str(ncols - 1)]
+            widest = max(widest, max(fm.horizontalAdvance(t) for t in texts) + pad)
+        if widest:
+            header.setDefaultSectionSize(widest)
