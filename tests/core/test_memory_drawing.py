@@ -12,6 +12,8 @@ import torch
 from tensor_explorer.core.memory_drawing import (
     MAX_CELLS,
     StripGeometry,
+    StripModel,
+    ZoomWindows,
     compute_model,
     format_number,
     human_bytes,
@@ -104,3 +106,25 @@ def test_write_marks_follow_torch_version_counter_and_aliases() -> None:
     assert marks.changed_cells == {"base": {1 * itemsize}, "view": {1 * itemsize}}
     marks.update(compute_model(items))  # nothing written since: the marks stay
     assert marks.changed_cells["view"] == {itemsize} and "other" not in marks.changed_cells
+
+
+def test_zoom_windows_zoom_in_around_a_byte_and_back_out() -> None:
+    strip = StripModel(0, "cpu", 4096, 4000, 4, "x", [])
+    zoom = ZoomWindows()
+    assert zoom.window(strip) == (0, 4000)
+    assert zoom.zoom(strip, 0, 4000, 2000, 0.5)
+    lo, hi = zoom.window(strip)
+    assert hi - lo == 2000 and lo <= 2000 < hi and lo % 4 == 0
+    # down to 8 cells, never less; a window that stays the same is no zoom
+    while zoom.zoom(strip, *zoom.window(strip), 2000, 0.1):
+        pass
+    assert zoom.window(strip)[1] - zoom.window(strip)[0] == 32
+    # the same allocation in a new model keeps its window; zooming out to all of it forgets it
+    again = StripModel(1, "cpu", 4096, 4000, 4, "x", [])
+    assert zoom.window(again) == zoom.window(strip)
+    assert zoom.zoom(again, *zoom.window(again), 2000, 1000.0)
+    assert zoom.windows == {}
+    zoom.set(strip, -5, 10_000)
+    assert zoom.window(strip) == (0, 4000)
+    zoom.reset([again], number=1)
+    assert zoom.windows == {}

@@ -40,8 +40,10 @@ __all__ = [
     "LaneModel",
     "MemoryModel",
     "StripGeometry",
+    "StripKey",
     "StripModel",
     "WriteMarks",
+    "ZoomWindows",
     "compute_model",
     "format_number",
     "human_bytes",
@@ -532,6 +534,54 @@ class StripGeometry:
             edges = np.linspace(self.lo, self.hi, n + 1).round().astype(np.int64)
             self._bins = edges[np.concatenate(([True], np.diff(edges) != 0))]  # sorted: dedup
         return self._bins
+
+
+#: an allocation across models: (device, start address, size in bytes)
+StripKey = tuple[str, int | None, int]
+
+
+class ZoomWindows:
+    """Which bytes of each allocation the drawing shows (the zoom): ``{strip key: (lo, hi)}``,
+    kept across models by the allocation's key (:meth:`key`); an allocation not listed is shown
+    whole."""
+
+    def __init__(self) -> None:
+        self.windows: dict[StripKey, tuple[int, int]] = {}
+
+    @staticmethod
+    def key(strip: StripModel) -> StripKey:
+        return (strip.device, strip.start, strip.nbytes)
+
+    def window(self, strip: StripModel) -> tuple[int, int]:
+        """Bytes ``[lo, hi)`` of ``strip`` shown now."""
+        return self.windows.get(self.key(strip), (0, strip.nbytes))
+
+    def zoom(self, strip: StripModel, lo: int, hi: int, centre: int, factor: float) -> bool:
+        """Zoom the window ``[lo, hi)`` of ``strip`` by ``factor`` (< 1: in) around byte
+        ``centre``, down to 8 cells; False when the window stays the same."""
+        centre = min(max(centre, lo), hi)
+        span = max(int((hi - lo) * factor), min(8 * strip.unit, strip.nbytes))
+        span = min(span, strip.nbytes)
+        new_lo = int(centre - (centre - lo) * span / max(hi - lo, 1))
+        new_lo = min(max(new_lo - new_lo % strip.unit, 0), strip.nbytes - span)
+        window = (new_lo, new_lo + span)
+        if window == (lo, hi):
+            return False
+        if window == (0, strip.nbytes):
+            self.windows.pop(self.key(strip), None)
+        else:
+            self.windows[self.key(strip)] = window
+        return True
+
+    def reset(self, strips: list[StripModel], number: int | None = None) -> None:
+        """Show whole allocations again (strip ``number``, or all)."""
+        for strip in strips:
+            if number is None or strip.number == number:
+                self.windows.pop(self.key(strip), None)
+
+    def set(self, strip: StripModel, lo: int, hi: int) -> None:
+        """Show bytes ``[lo, hi)`` of ``strip`` (clipped to it)."""
+        self.windows[self.key(strip)] = (max(0, lo), min(strip.nbytes, hi))
 
 
 def human_bytes(n: int) -> str:

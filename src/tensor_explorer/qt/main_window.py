@@ -25,7 +25,7 @@ from ..core.preview import write_refusal
 from ..core.runner import ProgramError
 from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
 from ..core.workspace import Workspace
-from . import fonts, i18n, theme
+from . import fonts, i18n, main_menus, theme
 from .autosave import last_session_path
 from .bridge import WorkspaceBridge
 from .console_panel import ConsolePanel
@@ -160,6 +160,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     #: set by the app after the window is made (absent in screenshots and tests)
     autosaver: Autosaver
+    #: File ▸ Open recent (made with the menus, :func:`.main_menus.build`)
+    recent_menu: QtWidgets.QMenu
 
     def __init__(self, workspace: Workspace | None = None, *,
                  settings: QtCore.QSettings | None = None,
@@ -448,62 +450,7 @@ class MainWindow(QtWidgets.QMainWindow):
                                                        "projector (F5)"))
         self.present_action.setChecked(theme.state().presentation)
         self.reset_layout_action = self._action(self.tr("Reset layout"), self.reset_layout)
-        menu = self.menuBar()
-        file_menu = menu.addMenu(self.tr("&File"))
-        file_menu.addAction(self.new_action)
-        file_menu.addAction(self.open_action)
-        self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
-        self._fill_recent_menu()
-        file_menu.addAction(self.reopen_last_action)
-        file_menu.aboutToShow.connect(self._update_reopen_last)
-        self._update_reopen_last()
-        file_menu.addSeparator()
-        file_menu.addAction(self.save_session_action)
-        file_menu.addAction(self.save_script_action)
-        file_menu.addAction(self.export_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        edit_menu = menu.addMenu(self.tr("&Edit"))
-        self.undo.retranslate()
-        edit_menu.addAction(self.undo.undo_action)
-        edit_menu.addAction(self.undo.redo_action)
-        edit_menu.addSeparator()
-        ws_panel = self.panels["workspace"]
-        assert isinstance(ws_panel, WorkspacePanel)
-        for a in (ws_panel.rename_action, ws_panel.duplicate_action, ws_panel.delete_action):
-            edit_menu.addAction(a)
-        edit_menu.addSeparator()
-        for a in self.edit.make_actions(self._actions_owner):  # Copy, Copy as NumPy, Find
-            edit_menu.addAction(a)
-        run_menu = menu.addMenu(self.tr("&Run"))
-        run_menu.addAction(self.run_action)
-        run_menu.addAction(self.stop_action)
-        view_menu = menu.addMenu(self.tr("&View"))
-        for name in PANELS:
-            view_menu.addAction(self.docks[name].toggleViewAction())
-        view_menu.addSeparator()
-        view_menu.addAction(self.dark_action)
-        view_menu.addAction(self.present_action)
-        lang_menu = view_menu.addMenu(self.tr("&Language"))
-        group = QtGui.QActionGroup(self._actions_owner)
-        for code, label in (("en", "English"), ("zh", "中文")):
-            a = QtGui.QAction(label, self._actions_owner, checkable=True)
-            a.setChecked(i18n.current() == code)
-            a.triggered.connect(lambda _c=False, lang=code: self.set_language(lang))
-            group.addAction(a)
-            lang_menu.addAction(a)
-        view_menu.addSeparator()
-        view_menu.addAction(self.reset_layout_action)
-        help_menu = menu.addMenu(self.tr("&Help"))
-        help_menu.addAction(self._action(self.tr("Keyboard shortcuts"), self.show_shortcuts,
-                                         "F1"))
-        help_menu.addAction(self._action(self.tr("About Tensor Explorer"), self.show_about))
-        tb = self.main_toolbar
-        tb.clear()  # the same bar, where it was: only its actions are new
-        tb.setWindowTitle(self.tr("Main"))
-        for a in (self.open_action, self.run_action, self.stop_action, self.present_action,
-                  self.dark_action):
-            tb.addAction(a)
+        main_menus.build(self)  # the menu bar and the tool bar
         self.addAction(self.run_action)
 
     def _fill_recent_menu(self) -> None:

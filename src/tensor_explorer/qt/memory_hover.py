@@ -104,7 +104,7 @@ class MemoryHover(QtCore.QObject):
         self.clear_items()
         self.lit_now = found
         for other, idxs in found.items():
-            item = self.panel._lane_items.get(other)
+            item = self.panel.drawing.lane_items.get(other)
             olane = self.panel.model.lane(other)
             if item is None or olane is None:
                 continue
@@ -113,7 +113,7 @@ class MemoryHover(QtCore.QObject):
             if other == name:
                 item.hovered = off
             item.update()
-        bytes_item = self.panel._bytes_items.get(strip.number)
+        bytes_item = self.panel.drawing.bytes_items.get(strip.number)
         if bytes_item is not None:
             bytes_item.lit = (off, off + lane.itemsize)
             bytes_item.update()
@@ -149,10 +149,10 @@ class MemoryHover(QtCore.QObject):
     def bytes_at(self, name: str | None, byte: int,
                      strip: StripModel | None = None) -> dict[str, list[tuple[int, ...]]]:
         strip = strip or (self.panel.model.strip_of(name) if name else None)
-        if strip is None or strip.number not in self.panel._geoms:
+        if strip is None or strip.number not in self.panel.drawing.geoms:
             self.clear()
             return {}
-        geom = self.panel._geoms[strip.number]
+        geom = self.panel.drawing.geoms[strip.number]
         if geom.mode == "cells":
             lo = byte - (byte % strip.unit)
             hi = lo + strip.unit
@@ -170,14 +170,14 @@ class MemoryHover(QtCore.QObject):
             self.panel._set_info(where + ": " + translate("MemoryPanel", "no value reads them."))
         self.clear_items()
         for lane in readers:
-            item = self.panel._lane_items.get(lane.name)
+            item = self.panel.drawing.lane_items.get(lane.name)
             if item is not None:
                 item.lit_range = (lo, hi)
                 if lane.cell_offsets is not None:
                     item.lit = {int(o) for o in lane.cell_offsets
                                 if o < hi and o + lane.itemsize > lo}
                 item.update()
-        bytes_item = self.panel._bytes_items.get(strip.number)
+        bytes_item = self.panel.drawing.bytes_items.get(strip.number)
         if bytes_item is not None:
             bytes_item.lit = (lo, hi)
             bytes_item.update()
@@ -198,11 +198,11 @@ class MemoryHover(QtCore.QObject):
         self.bytes_at(name, byte, strip)
 
     def clear_items(self) -> None:
-        for item in self.panel._lane_items.values():
+        for item in self.panel.drawing.lane_items.values():
             if item.lit or item.lit_range is not None or item.hovered is not None:
                 item.lit, item.lit_range, item.hovered = set(), None, None
                 item.update()
-        for bitem in self.panel._bytes_items.values():
+        for bitem in self.panel.drawing.bytes_items.values():
             if bitem.lit is not None:
                 bitem.lit = None
                 bitem.update()

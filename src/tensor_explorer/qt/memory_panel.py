@@ -32,37 +32,21 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator
-from functools import partial
+from collections.abc import Iterable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import memory
-from ..core.memory_drawing import (
-    LaneModel,
-    MemoryModel,
-    StripGeometry,
-    StripModel,
-    WriteMarks,
-    compute_model,
-    human_bytes,
-)
-from . import i18n, theme
+from ..core.memory_drawing import MemoryModel, StripModel, WriteMarks, ZoomWindows, compute_model
+from . import i18n, memory_texts, theme
 from .bridge import WorkspaceBridge
 from .memory_hover import MemoryHover
-from .memory_relations import FETCH_ROWS, SLICE_SECONDS, RelationModel, RelationTable, Slices
-from .memory_view import BytesItem, LaneItem, Palette
+from .memory_layout import MemoryLayout, wrap
+from .memory_relations import FETCH_ROWS, RelationModel, RelationTable, Slices
+from .memory_view import LaneItem, Palette
 from .workers import Task
 
 KIND_ORDER = ("alias", "contains", "overlap", "same-storage")
-#: drawings with at most this many rows (strip headers and values) get all their items at once
-EAGER_BLOCKS = 120
-#: scene items are made for this far above and below the visible part (pixels, at scale 1)
-MATERIALIZE_MARGIN = 800
-#: longest one turn of laying the drawing's rows out (the rest: next turns, one slice of
-#: :class:`~.memory_relations.Slices` each), and the rows it lays out at least (a screenful)
-LAYOUT_SECONDS = SLICE_SECONDS
-LAYOUT_MIN_ROWS = 40
 INFO_LINES = 2  # the hover line's fixed height, in lines (longer texts end in "…")
 
 
@@ -131,70 +115,28 @@ class MemoryPanel(QtWidgets.QWidget):
         self._dirty = False  # a recompute was asked for while one ran
         self._ready = False
         self.marks = WriteMarks()  # what the last in-place write changed
-        self._windows: dict[tuple[str, int | None, int], tuple[int, int]] = {}
-        self._geoms: dict[int, StripGeometry] = {}
-        self._strip_rects: dict[int, QtCore.QRectF] = {}
-        self._lane_items: dict[str, LaneItem] = {}
-        self._bytes_items: dict[int, BytesItem] = {}
+        self.zoom = ZoomWindows()  # the bytes shown of each allocation
         self._failure: str | None = None  # the message of a failed drawing, while shown
         self._model_lang = i18n.current()  # the language of the model's "why" sentences
         self._task_lang = self._model_lang  # that of the model being computed
         self._user_split = False
-
-        self._blocks: list[_Block] = []  # the drawing's rows, laid out; items made on demand
-        self._lane_rows: dict[str, tuple[float, float]] = {}  # name -> scene top, bottom
         # a selected value not drawn yet: at first the one selected before the panel was made
         # (it is built when first shown)
         selected = bridge.workspace.selected
         self._scroll_to: str | None = selected if isinstance(selected, str) else None
-        self._layout_rows: Iterator[tuple[int, int, float, float]] | None = None
-        self._name_widths: tuple[str, dict[str, float]] = ("", {})
-        self._laid_width: int | None = None  # the width the drawing was laid out for
         # the deferred work (laying rows out, making items near the view, a redraw after a
         # resize, filling and measuring the relation list): one slice per turn, in turns
         self.slices = Slices(self)
 
         self.legend = QtWidgets.QLabel()
         self.legend.setWordWrap(True)
-        # the hover line: under the drawing, its height fixed, so hovering never moves a cell
-        self.info = QtWidgets.QLabel()
-        self.info.setWordWrap(True)
-        self.info.setTextFormat(QtCore.Qt.TextFormat.PlainText)
-        self.info.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft
-                               | QtCore.Qt.AlignmentFlag.AlignTop)
-        self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
-                                QtWidgets.QSizePolicy.Policy.Fixed)
-        self._info_text = ""
-        self.scene = QtWidgets.QGraphicsScene(self)
-        self.view = _View(self)
-        self.view.setScene(self.scene)
+        self._build_drawing()
+        self.drawing = MemoryLayout(self)  # the drawing's rows, laid out; items made on demand
         self.view.verticalScrollBar().valueChanged.connect(self._materialize_visible)
-
-        self.relations = RelationModel(self, self)
-        self.table = RelationTable(self.relations, slices=self.slices)
-        self.table.selectionModel().selectionChanged.connect(self._row_selected)
-        self.relations.counted.connect(self._set_note)
-        self.relations.settled.connect(self._set_note)
-        self.relations.rowsInserted.connect(self._set_note)
-        self.note = QtWidgets.QLabel()
-        self.note.setWordWrap(True)
-        side = QtWidgets.QWidget()
-        side_layout = QtWidgets.QVBoxLayout(side)
-        side_layout.setContentsMargins(0, 0, 0, 0)
-        self.table_title = QtWidgets.QLabel()
-        side_layout.addWidget(self.table_title)
-        side_layout.addWidget(self.table, 1)
-        side_layout.addWidget(self.note)
-
-        drawing = QtWidgets.QWidget()
-        drawing_layout = QtWidgets.QVBoxLayout(drawing)
-        drawing_layout.setContentsMargins(0, 0, 0, 0)
-        drawing_layout.setSpacing(2)
-        drawing_layout.addWidget(self.view, 1)
-        drawing_layout.addWidget(self.info)
+        self._build_relations()
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        self.splitter.addWidget(drawing)
-        self.splitter.addWidget(side)
+        self.splitter.addWidget(self._drawing_box)
+        self.splitter.addWidget(self._side)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
@@ -214,6 +156,45 @@ class MemoryPanel(QtWidgets.QWidget):
         self._set_info(None)
         self._restyle()
         self.refresh()
+
+    def _build_drawing(self) -> None:
+        """The drawing and, under it, the hover line (its height fixed, so hovering never
+        moves a cell)."""
+        self.info = QtWidgets.QLabel()
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.info.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft
+                               | QtCore.Qt.AlignmentFlag.AlignTop)
+        self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                QtWidgets.QSizePolicy.Policy.Fixed)
+        self._info_text = ""
+        self.scene = QtWidgets.QGraphicsScene(self)
+        self.view = _View(self)
+        self.view.setScene(self.scene)
+        self._drawing_box = QtWidgets.QWidget()
+        drawing_layout = QtWidgets.QVBoxLayout(self._drawing_box)
+        drawing_layout.setContentsMargins(0, 0, 0, 0)
+        drawing_layout.setSpacing(2)
+        drawing_layout.addWidget(self.view, 1)
+        drawing_layout.addWidget(self.info)
+
+    def _build_relations(self) -> None:
+        """The relation list, its title and the note under it."""
+        self.relations = RelationModel(self, self)
+        self.table = RelationTable(self.relations, slices=self.slices)
+        self.table.selectionModel().selectionChanged.connect(self._row_selected)
+        self.relations.counted.connect(self._set_note)
+        self.relations.settled.connect(self._set_note)
+        self.relations.rowsInserted.connect(self._set_note)
+        self.note = QtWidgets.QLabel()
+        self.note.setWordWrap(True)
+        self._side = QtWidgets.QWidget()
+        side_layout = QtWidgets.QVBoxLayout(self._side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        self.table_title = QtWidgets.QLabel()
+        side_layout.addWidget(self.table_title)
+        side_layout.addWidget(self.table, 1)
+        side_layout.addWidget(self.note)
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -330,27 +311,11 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def kind_text(self, kind: str, a: str = "a", b: str = "b") -> str:
         """The relation kind of the pair (``a``, ``b``) in words a learner reads, naming them."""
-        if kind == "contains":
-            return self.tr("contains: {1} is part of {0}").format(a, b)
-        if kind == "inside":
-            return self.tr("inside: {0} is part of {1}").format(a, b)
-        return {
-            "alias": self.tr("alias: the same bytes"),
-            "overlap": self.tr("overlap: some bytes in common"),
-            "same-storage": self.tr("same storage, different bytes"),
-        }.get(kind, kind)
+        return memory_texts.kind_text(kind, a, b)
 
     def kind_tip(self, kind: str, a: str = "a", b: str = "b") -> str:
         """The tool tip of a relation kind, naming both values."""
-        if kind == "contains":
-            return self.tr("Every byte of {1} is also a byte of {0} ({1} is a slice, column or "
-                           "diagonal of {0}): writing {1} changes {0}.").format(a, b)
-        return {
-            "alias": self.tr("Both read exactly the same bytes: writing one changes the other."),
-            "overlap": self.tr("They share some bytes, and each has bytes the other lacks."),
-            "same-storage": self.tr("One allocation, but no byte in common: writing one never "
-                                    "changes the other."),
-        }.get(kind, "")
+        return memory_texts.kind_tip(kind, a, b)
 
     def pending_text(self, a: str, b: str) -> str:
         """The relation cell of a pair still being counted."""
@@ -371,7 +336,7 @@ class MemoryPanel(QtWidgets.QWidget):
         text = self._info_text
         width = self.info.width() - 2 * self.info.margin()
         font = self._info_font()
-        lines = _wrap(text, font, width) if text and width > 0 else [text]
+        lines = wrap(text, font, width) if text and width > 0 else [text]
         if len(lines) > INFO_LINES:
             fm = QtGui.QFontMetricsF(font)
             last = fm.elidedText(" ".join(lines[INFO_LINES - 1:]),
@@ -441,11 +406,7 @@ class MemoryPanel(QtWidgets.QWidget):
         self.drawn.emit()
 
     def _draw_failure(self) -> None:
-        self.slices.drop(self._layout_more)
-        self._layout_rows = None
-        self.scene.clear()
-        self._lane_items, self._bytes_items = {}, {}
-        self._blocks, self._lane_rows = [], {}
+        self.drawing.clear()
         self.scene.addSimpleText(self.tr("The memory drawing failed: {0}").format(self._failure))
 
     @QtCore.Slot(str)
@@ -522,7 +483,8 @@ class MemoryPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ drawing
 
-    def _palette(self) -> Palette:
+    def palette_now(self) -> Palette:
+        """The colours and fonts of the drawing, for the current theme and text size."""
         t = theme.current()
         s = theme.state().scale
         c = QtGui.QColor
@@ -552,303 +514,41 @@ class MemoryPanel(QtWidgets.QWidget):
         if self._ready:
             self.redraw_keeping_view()
 
-    def _strip_key(self, strip: StripModel) -> tuple[str, int | None, int]:
-        return (strip.device, strip.start, strip.nbytes)
-
-    def _lines(self, text: str, font: QtGui.QFont, colour: QtGui.QColor, x: float, y: float,
-               width: float) -> float:
-        """``text`` wrapped to ``width`` from (x, y); returns the y below it."""
-        height = QtGui.QFontMetricsF(font).height() + 2
-        for part in _wrap(text, font, width):
-            self._text(part, font, colour, x, y)
-            y += height
-        return y
-
-    def _text(self, text: str, font: QtGui.QFont, colour: QtGui.QColor, x: float,
-              y: float) -> None:
-        self._do(self._add_text, text, font, colour, x, y)
-
-    def _add_text(self, text: str, font: QtGui.QFont, colour: QtGui.QColor, x: float,
-                  y: float) -> None:
-        item = self.scene.addSimpleText(text, font)
-        item.setBrush(colour)
-        item.setPos(x, y)
-
-    def _do(self, fn: Callable[..., object], *args: object) -> None:
-        """Make a scene item now, or, while :meth:`redraw` lays rows out, when its row is
-        first near the visible part of the drawing."""
-        if self._blocks and not self._blocks[-1].made:
-            self._blocks[-1].ops.append(partial(fn, *args))
-        else:
-            fn(*args)
-
-    def _add_bytes(self, strip: StripModel, geom: StripGeometry, pal: Palette, height: float,
-                   y: float) -> None:
-        item = BytesItem(strip, geom, pal, height, None)
-        item.setPos(0, y)
-        self.scene.addItem(item)
-        self._bytes_items[strip.number] = item
-
-    def _add_lane(self, lane: LaneModel, geom: StripGeometry, pal: Palette, height: float,
-                  y: float) -> None:
-        item = LaneItem(lane, geom, pal, height, self.marks.changed_cells.get(lane.name))
-        item.setPos(0, y)
-        self.scene.addItem(item)
-        self._lane_items[lane.name] = item
-
     @QtCore.Slot()
     def redraw(self) -> None:
         """Draw the current model for the current size, theme and zoom. Rows are laid out from
-        the top, :data:`LAYOUT_SECONDS` at a time (the rest in later turns of the event loop,
-        the scene's height estimated meanwhile); scene items are made only for the rows near
-        the visible part (:meth:`_materialize`)."""
-        self.slices.drop(self._layout_more)
-        self._layout_rows = self._layout()
-        self._layout_more(time.perf_counter() + LAYOUT_SECONDS)
+        the top, a slice at a time (the rest in later turns of the event loop, the scene's
+        height estimated meanwhile); scene items are made only for the rows near the visible
+        part (:class:`~.memory_layout.MemoryLayout`)."""
+        self.drawing.start()
         if self.hover.pos is not None:
             self._hover_now()
 
     def is_laid_out(self) -> bool:
         """True when every row of the drawing has its place (at the view's width)."""
-        return self._layout_rows is None and not self.slices.pending(self._resized)
-
-    def _layout_width(self) -> int:
-        """The width the drawing is laid out for: the view's, less a vertical scroll bar (so
-        nothing moves, and nothing is laid out again, when the bar shows or hides)."""
-        bar = self.view.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
-        return self.view.width() - 2 * self.view.frameWidth() - bar
+        return self.drawing.is_laid_out() and not self.slices.pending(self._resized)
 
     def _resized(self, deadline: float) -> bool:
         """A slice: the view's width changed; lay the drawing out again if it changes it."""
-        if self._laid_width is not None and self._layout_width() == self._laid_width:
-            self._materialize_visible()
+        if self.drawing.laid_width is not None and self.drawing.width() == self.drawing.laid_width:
+            self.drawing.materialize_visible()
         else:
             self.redraw_keeping_view()
         return False
 
-    def _layout_more(self, deadline: float) -> bool:
-        """A slice of laying rows out (until ``deadline``, perf_counter, and at least
-        :data:`LAYOUT_MIN_ROWS` rows); True when rows are left for a later turn."""
-        rows = self._layout_rows
-        if rows is None:
-            return False
-        stop = deadline
-        count = 0
-        while True:
-            got = next(rows, None)
-            if got is None:
-                self._layout_rows = None
-                break
-            count += 1
-            if count >= LAYOUT_MIN_ROWS and time.perf_counter() > stop:
-                break
-        if self._layout_rows is not None and got is not None:
-            # meanwhile the scene is as tall as the rows left would make it, at their mean
-            done, left, width, y = got
-            height = y + left * (y / max(done, 1))
-            self.scene.setSceneRect(QtCore.QRectF(0, 0, width, height))
-            self.slices.want(self._layout_more)
-        self._materialize_visible()
-        if self._scroll_to is not None and self._scroll_to in self._lane_rows:
-            self.scroll_to(self._scroll_to)
-        return self._layout_rows is not None
-
-    def _layout(self) -> Iterator[tuple[int, int, float, float]]:
-        """Lay the rows out, top to bottom; yields (rows done, rows left, scene width, y)
-        after each row."""
-        pal = self._palette()
-        s = pal.scale
-        self.scene.clear()
-        self._lane_items, self._bytes_items, self._geoms, self._strip_rects = {}, {}, {}, {}
-        self._blocks, self._lane_rows = [], {}
-        self.hover.forget()
-        margin = 10 * s
-        fm_bold = QtGui.QFontMetricsF(pal.bold)
-        fm = QtGui.QFontMetricsF(pal.font)
-        fm_small = QtGui.QFontMetricsF(pal.small)
-        # the width left when the vertical scroll bar shows (so nothing moves when it does)
-        width = self._laid_width = self._layout_width()
-        avail = max(width, 200) - 2 * margin
-        model = self.model
-        if not model.strips:
-            self._text(self.tr("No tensors or arrays in the workspace yet."), pal.font, pal.muted,
-                       margin, margin)
-            self.scene.setSceneRect(self.scene.itemsBoundingRect())
-            return
-        indent = 16 * s
-        key = pal.bold.key()
-        if self._name_widths[0] != key:
-            self._name_widths = (key, {})
-        widths = self._name_widths[1]
-        name_w = fm_bold.horizontalAdvance(self.tr("bytes"))
-        for strip in model.strips:
-            for lane in strip.lanes:
-                w = widths.get(lane.name)
-                if w is None:
-                    w = widths[lane.name] = fm_bold.horizontalAdvance("└ " + lane.name)
-                name_w = max(name_w, w + lane.depth * indent)
-        name_w += 12 * s
-        total = sum(len(strip.lanes) + 1 for strip in model.strips)
-        done = 0
-        full_width = avail + 2 * margin
-        x0 = margin + name_w
-        cells_w = max(avail - name_w, 120 * s)
-        cell_h = 30 * s
-        bytes_h = 30 * s
-        line = fm_small.height() + 2
-        y = margin + 6 * s
-        for strip in model.strips:
-            top = y
-            head = _Block(top - 6 * s)
-            self._blocks.append(head)
-            # captions wrap at the drawing's width (never cut off at its edge)
-            y = self._lines(self._strip_title(strip), pal.bold, pal.text, margin, y, avail)
-            y += 4 * s
-            if strip.owner and strip.has_memory and len(strip.lanes) == 1:
-                why = strip.lanes[0].why
-                own = self.tr("Only {0} reads this memory: it has bytes of its own.").format(
-                    strip.owner)
-                y = self._lines(own + (f"  ({why})" if why else ""), pal.small, pal.muted,
-                                margin, y, avail)
-            if not strip.has_memory:
-                lane = strip.lanes[0]
-                self._lane_rows[lane.name] = (y, y + cell_h)
-                self._text(lane.name, pal.bold, pal.colour(lane.colour), margin, y)
-                self._do(self._add_box, QtCore.QRectF(x0, y, min(cells_w, 240 * s), cell_h),
-                         pal.muted)
-                self._text(self.tr("no bytes"), pal.font, pal.muted, x0 + 8 * s,
-                           y + (cell_h - fm.height()) / 2)
-                y += cell_h + 2
-                y = self._lines(self._lane_detail(lane), pal.small, pal.muted, x0, y,
-                                avail + margin - x0)
-                y = self._lines(strip.note, pal.small, pal.muted, x0, y, avail + margin - x0)
-                y += 14 * s
-                head.ops.append(partial(self._strip_box, strip, top - 6 * s, y, margin, avail,
-                                        pal))
-                self._strip_rects[strip.number] = self._strip_rect(top - 6 * s, y, margin, avail)
-                head.bottom = y
-                done += 2
-                yield done, total - done, full_width, y
-                continue
-            lo, hi = self._windows.get(self._strip_key(strip), (0, strip.nbytes))
-            geom = StripGeometry(x0, cells_w, lo, hi, strip.unit, 64 * s)
-            self._geoms[strip.number] = geom
-            self._text(self.tr("bytes"), pal.bold, pal.muted, margin, y + 2)
-            self._do(self._add_bytes, strip, geom, pal, bytes_h, y)
-            if geom.mode == "ranges" or (lo, hi) != (0, strip.nbytes):
-                shown = self.tr("bytes {0}–{1} of {2}, drawn as ranges").format(
-                    f"{lo:,}", f"{hi:,}", f"{strip.nbytes:,}") if geom.mode == "ranges" else \
-                    self.tr("bytes {0}–{1} of {2}").format(f"{lo:,}", f"{hi:,}",
-                                                            f"{strip.nbytes:,}")
-                tw = fm_small.horizontalAdvance(shown)
-                self._text(shown, pal.small, pal.muted, x0 + geom.drawn_width - tw,
-                           y - fm_small.height() - 2)
-            y += bytes_h + 2 * s
-            right_x = x0 + geom.drawn_width + 14 * s
-            done += 1
-            for lane in strip.lanes:
-                row = _Block(y, lane.name)
-                self._blocks.append(row)
-                colour = pal.colour(lane.colour)
-                prefix = "└ " if lane.depth else ""
-                self._text(prefix + lane.name, pal.bold, colour, margin + lane.depth * indent,
-                           y + (cell_h - fm_bold.height()) / 2)
-                self._do(self._add_lane, lane, geom, pal, cell_h, y)
-                details = [(self._lane_detail(lane), pal.muted)]
-                written = self._written_note(lane)
-                if written:
-                    details.append((written, pal.warning))
-                relation = self._lane_relation(lane)
-                if relation:
-                    details.append((relation, pal.text))
-                if lane.why and lane.depth:
-                    details.append((lane.why, pal.muted))
-                if right_x < avail + margin and len(details) <= 3 and right_x + max(
-                        fm_small.horizontalAdvance(t) for t, _ in details) <= avail + margin:
-                    dy = y + max((cell_h - len(details) * line) / 2, 0)
-                    for text, col in details:
-                        self._text(text, pal.small, col, right_x, dy)
-                        dy += line
-                    y += max(cell_h, len(details) * line) + 6 * s
-                else:
-                    y += cell_h + 2
-                    for text, col in details:
-                        for part in _wrap(text, pal.small, avail + margin - x0):
-                            self._text(part, pal.small, col, x0, y)
-                            y += line
-                    y += 6 * s
-                row.bottom = y
-                self._lane_rows[lane.name] = (row.top, y)
-                head.bottom = y  # (the strip's box: made when any of its rows is)
-                done += 1
-                yield done, total - done, full_width, y
-            box = partial(self._strip_box, strip, top - 6 * s, y, margin, avail, pal)
-            if head.made:
-                box()
-            else:
-                head.ops.append(box)
-            self._strip_rects[strip.number] = self._strip_rect(top - 6 * s, y, margin, avail)
-            head.bottom = y
-            y += 14 * s
-        self.scene.setSceneRect(QtCore.QRectF(0, 0, full_width, y + margin))
-        self.view.horizontalScrollBar().setValue(0)
-
-    def _add_box(self, rect: QtCore.QRectF, colour: QtGui.QColor) -> None:
-        box = self.scene.addRect(rect, QtGui.QPen(colour, 1, QtCore.Qt.PenStyle.DashLine))
-        box.setBrush(QtCore.Qt.BrushStyle.NoBrush)
-
     @QtCore.Slot()
     def _materialize_visible(self, *_: object) -> None:
-        """Make the items of the rows in view now, and of those near it (above and below, for
-        scrolling) in later turns, a slice at a time."""
-        if not self._blocks:
-            return
-        if self._eager():
-            self._materialize(-math.inf, math.inf)
-            return
-        shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
-        self._materialize(shown.top(), shown.bottom())
-        self.slices.want(self._materialize_near)
+        """Make the scene items of the rows in view (and near it, in later turns)."""
+        self.drawing.materialize_visible()
 
-    def _materialize_near(self, deadline: float) -> bool:
-        """A slice: the items of the rows near the visible part; True when some are left."""
-        if not self._blocks or self._eager():
-            self._materialize_visible()
-            return False
-        shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
-        extra = shown.height() + MATERIALIZE_MARGIN * theme.state().scale
-        return not self._materialize(shown.top() - extra, shown.bottom() + extra, deadline)
+    @property
+    def _lane_items(self) -> dict[str, LaneItem]:
+        """The values' scene items made so far (see :class:`~.memory_layout.MemoryLayout`)."""
+        return self.drawing.lane_items
 
-    def _eager(self) -> bool:
-        """True when every row gets its items at once: a small drawing, all laid out (while
-        it is laid out, the rows in view first, like a large one's)."""
-        return len(self._blocks) <= EAGER_BLOCKS and self._layout_rows is None
-
-    def _materialize(self, top: float, bottom: float, deadline: float | None = None) -> bool:
-        """Make the items of the rows between scene ``top`` and ``bottom``; False when the
-        ``deadline`` (perf_counter) came first."""
-        made_lane = False
-        finished = True
-        for block in self._blocks:
-            if block.made or block.bottom < top or block.top > bottom:
-                continue
-            if deadline is not None and time.perf_counter() > deadline:
-                finished = False
-                break
-            block.made = True
-            for op in block.ops:
-                op()
-            block.ops = []
-            made_lane = made_lane or block.lane is not None
-        if made_lane and self.hover.hovered is not None and self.hover.pos is None:
-            self._rehover(self.hover.hovered)  # light what is lit on the new rows too
-        return finished
-
-    def _ensure_made(self, name: str) -> None:
-        """The scene items of ``name``'s row, made now if they were not yet."""
-        row = self._lane_rows.get(name)
-        if row is not None and name not in self._lane_items:
-            self._materialize(row[0], row[1])
+    @property
+    def _laid_width(self) -> int | None:
+        return self.drawing.laid_width
 
     @QtCore.Slot(object)
     def scroll_to(self, name: object) -> None:
@@ -856,7 +556,7 @@ class MemoryPanel(QtWidgets.QWidget):
         not drawn yet is scrolled to once its model is drawn."""
         if not isinstance(name, str):
             return
-        row = self._lane_rows.get(name)
+        row = self.drawing.lane_rows.get(name)
         if row is None:  # not drawn (yet): scrolled to when it is
             self._scroll_to = name if name in self.bridge.workspace else None
             return
@@ -865,90 +565,23 @@ class MemoryPanel(QtWidgets.QWidget):
         s = theme.state().scale
         self.view.ensureVisible(QtCore.QRectF(0, top, 1, bottom - top), 0, int(12 * s))
         self.view.horizontalScrollBar().setValue(0)
-        self._materialize_visible()
+        self.drawing.materialize_visible()
 
     def lane_rect(self, name: str) -> QtCore.QRect | None:
         """Where the row of ``name`` is on the view's viewport now (None: not drawn)."""
-        self._ensure_made(name)
+        self.drawing.ensure_made(name)
         item = self._lane_items.get(name)
         if item is None:
             return None
         return self.view.mapFromScene(item.sceneBoundingRect()).boundingRect()
 
-    def _strip_rect(self, top: float, bottom: float, margin: float,
-                    avail: float) -> QtCore.QRectF:
-        return QtCore.QRectF(margin / 2, top, avail + margin, bottom - top)
 
-    def _strip_box(self, strip: StripModel, top: float, bottom: float, margin: float,
-                   avail: float, pal: Palette) -> None:
-        """The grey strip behind an allocation and the values on it."""
-        rect = self._strip_rect(top, bottom, margin, avail)
-        self._strip_rects[strip.number] = rect
-        box = self.scene.addRect(rect, QtGui.QPen(pal.border, 1), pal.alt)
-        box.setZValue(-1)
-
-    def _strip_title(self, strip: StripModel) -> str:
-        if not strip.has_memory:
-            return self.tr("Allocation {0}: none, on {1}").format(strip.number, strip.device)
-        size = human_bytes(strip.nbytes) if strip.nbytes >= 1024 else self.tr("{0} bytes").format(
-            strip.nbytes)
-        exact = self.tr(" ({0} bytes)").format(f"{strip.nbytes:,}") if strip.nbytes >= 1024 else ""
-        where = "CPU" if strip.device == "cpu" else strip.device.upper()
-        title = self.tr("Allocation {0}: {1}{2} on {3}").format(strip.number, size, exact, where)
-        if strip.unit > 1:
-            title += self.tr(", one cell = {0} bytes").format(strip.unit)
-        if strip.owner:
-            title += self.tr(", owner: {0}").format(strip.owner)
-        return title
-
-    def _lane_detail(self, lane: LaneModel) -> str:
-        kind = self.tr("tensor") if lane.kind == "tensor" else self.tr("NumPy array")
-        shape = "(" + ", ".join(str(n) for n in lane.shape) + ("," if len(lane.shape) == 1
-                                                                 else "") + ")"
-        stride = "(" + ", ".join(str(n) for n in lane.stride) + ("," if len(lane.stride) == 1
-                                                                   else "") + ")"
-        parts = [f"{kind} {lane.dtype} {shape}"]
-        if lane.device != "cpu":
-            parts.append(lane.device)
-        if lane.stride or lane.shape:
-            parts.append(self.tr("stride {0}").format(stride))
-        parts.append(self.tr("offset {0}").format(lane.offset))
-        if lane.version is not None:
-            before = self.marks.version_up.get(lane.name)
-            if before is not None:
-                parts.append(self.tr("version {0} → {1}").format(before, lane.version))
-            else:
-                parts.append(self.tr("version {0}").format(lane.version))
-        if lane.max_mult > 1:
-            parts.append(self.tr("up to {0} elements read one element's bytes").format(
-                lane.max_mult) if not lane.uniform_mult else
-                self.tr("×{0}: each cell is read by {0} elements").format(lane.max_mult))
-        return " · ".join(parts)
-
-    def _written_note(self, lane: LaneModel) -> str:
-        """What the last write did to this value, in words (empty when nothing)."""
-        changed = len(self.marks.changed_cells.get(lane.name, ()))
-        if not changed:
-            return ""
-        text = self.tr("changed by the last write: {0} cell(s), outlined").format(changed)
-        if lane.version is not None and lane.name not in self.marks.version_up:
-            text += self.tr("; version unchanged: torch does not count writes made through "
-                            "NumPy")
-        return text
-
-    def _lane_relation(self, lane: LaneModel) -> str:
-        if lane.parent is None:
-            return ""
-        if lane.parent_kind == "alias":
-            return self.tr("alias of {0}: the same bytes").format(lane.parent)
-        return self.tr("view inside {0}: part of its bytes").format(lane.parent)
-
-    # ------------------------------------------------------------------ zoom
+    # ------------------------------------------------------------------ zoom (ZoomWindows)
 
     def strip_at(self, pos: QtCore.QPointF) -> StripModel | None:
         """The strip drawn at scene ``pos`` (None outside strips)."""
         for strip in self.model.strips:
-            rect = self._strip_rects.get(strip.number)
+            rect = self.drawing.strip_rects.get(strip.number)
             if rect is not None and rect.contains(pos) and strip.has_memory:
                 return strip
         return None
@@ -956,31 +589,17 @@ class MemoryPanel(QtWidgets.QWidget):
     def zoom_at(self, pos: QtCore.QPointF, factor: float) -> bool:
         """Zoom the strip under ``pos`` by ``factor`` (< 1: in) around the byte under it."""
         strip = self.strip_at(pos)
-        if strip is None or strip.number not in self._geoms:
+        geom = self.drawing.geoms.get(strip.number) if strip is not None else None
+        if strip is None or geom is None:
             return False
-        geom = self._geoms[strip.number]
-        key = self._strip_key(strip)
-        lo, hi = geom.lo, geom.hi
-        centre = min(max(geom.byte_at(pos.x()), lo), hi)
-        span = max(int((hi - lo) * factor), min(8 * strip.unit, strip.nbytes))
-        span = min(span, strip.nbytes)
-        new_lo = int(centre - (centre - lo) * span / max(hi - lo, 1))
-        new_lo = min(max(new_lo - new_lo % strip.unit, 0), strip.nbytes - span)
-        window = (new_lo, new_lo + span)
-        if window == (lo, hi):
+        if not self.zoom.zoom(strip, geom.lo, geom.hi, geom.byte_at(pos.x()), factor):
             return False
-        if window == (0, strip.nbytes):
-            self._windows.pop(key, None)
-        else:
-            self._windows[key] = window
         self.redraw()
         return True
 
     def reset_zoom(self, number: int | None = None) -> None:
         """Show whole allocations again (one strip, or all)."""
-        for strip in self.model.strips:
-            if number is None or strip.number == number:
-                self._windows.pop(self._strip_key(strip), None)
+        self.zoom.reset(self.model.strips, number)
         self.redraw()
 
     def set_window(self, name: str, lo: int, hi: int) -> None:
@@ -988,7 +607,7 @@ class MemoryPanel(QtWidgets.QWidget):
         strip = self.model.strip_of(name)
         if strip is None:
             raise KeyError(name)
-        self._windows[self._strip_key(strip)] = (max(0, lo), min(strip.nbytes, hi))
+        self.zoom.set(strip, lo, hi)
         self.redraw()
 
     # ------------------------------------------------------------------ hover (MemoryHover)
@@ -1053,7 +672,7 @@ class MemoryPanel(QtWidgets.QWidget):
     def lane_text(self, name: str) -> str:
         """The detail line drawn for ``name`` (kind, dtype, shape, stride, offset, version)."""
         lane = self.model.lane(name)
-        return self._lane_detail(lane) if lane is not None else ""
+        return memory_texts.lane_detail(lane, self.marks) if lane is not None else ""
 
     def lane_mode(self, name: str) -> str | None:
         """"cells" or "ranges": how the strip holding ``name`` is drawn now."""
@@ -1062,7 +681,7 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def cell_centre(self, name: str, index: Iterable[int]) -> QtCore.QPointF:
         """Scene point at the centre of the cell of element ``index`` of ``name``."""
-        self._ensure_made(name)
+        self.drawing.ensure_made(name)
         item = self._lane_items[name]
         off = item.lane.offset_of(tuple(int(i) for i in index))
         x = item.geom.x(off + item.lane.itemsize / 2)
@@ -1072,37 +691,3 @@ class MemoryPanel(QtWidgets.QWidget):
         """Strip offsets of the lit cells of ``name`` as drawn."""
         item = self._lane_items.get(name)
         return set(item.lit) if item is not None else set()
-
-
-class _Block:
-    """One row of the drawing (a strip's header and box, or one value): where it lies, and
-    the calls that make its scene items, run once it is near the visible part."""
-
-    __slots__ = ("bottom", "lane", "made", "ops", "top")
-
-    def __init__(self, top: float, lane: str | None = None) -> None:
-        self.top, self.bottom, self.lane = top, top, lane
-        self.made = False
-        self.ops: list[Callable[[], object]] = []
-
-
-def _wrap(text: str, font: QtGui.QFont, width: float) -> list[str]:
-    """One line of drawn text wrapped to ``width`` pixels, as Qt breaks lines: between words,
-    between Chinese characters, and inside a word only when it is wider than the line."""
-    if width <= 0 or QtGui.QFontMetricsF(font).horizontalAdvance(text) <= width:
-        return [text]
-    layout = QtGui.QTextLayout(text, font)
-    option = QtGui.QTextOption()
-    option.setWrapMode(QtGui.QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-    layout.setTextOption(option)
-    layout.beginLayout()
-    lines: list[str] = []
-    while True:
-        line = layout.createLine()
-        if not line.isValid():
-            break
-        line.setLineWidth(width)
-        start = line.textStart()
-        lines.append(text[start:start + line.textLength()].rstrip())
-    layout.endLayout()
-    return [part for part in lines if part] or [text]
