@@ -33,6 +33,7 @@ import torch
 
 from .preview import (
     CancelFn,
+    NonFiniteCounts,
     Progress,
     Value,
     _chunk_to_numpy,
@@ -47,7 +48,7 @@ __all__ = ["CHUNK", "BlockSummary", "summarise", "summarise_view"]
 
 
 @dataclass(frozen=True, eq=False)
-class BlockSummary:
+class BlockSummary(NonFiniteCounts):
     """Extremes and non-finite counts of each ``steps[0] x steps[1]`` block of a 2-D plane.
 
     Block ``(i, j)`` covers rows ``i*steps[0] ... (i+1)*steps[0]-1`` and columns
@@ -73,18 +74,6 @@ class BlockSummary:
     @property
     def max(self) -> float | None:
         return None if np.isnan(self.hi).all() else float(np.nanmax(self.hi))
-
-    @property
-    def nan_count(self) -> int:
-        return int(self.nan.sum())
-
-    @property
-    def posinf_count(self) -> int:
-        return int(self.posinf.sum())
-
-    @property
-    def neginf_count(self) -> int:
-        return int(self.neginf.sum())
 
     def shown(self, centre: float) -> np.ndarray:
         """One value per block for a picture: ``hi`` or ``lo``, whichever lies further from

@@ -45,6 +45,7 @@ __all__ = [
     "PARTS",
     "WORD_KINDS",
     "Cancelled",
+    "NonFiniteCounts",
     "NumberFormat",
     "Plane",
     "PlaneView",
@@ -351,8 +352,29 @@ def downsample(
 # ---------------------------------------------------------------------------- planes
 
 
+class NonFiniteCounts:
+    """How many NaN, +Inf and -Inf a class's ``nan``/``posinf``/``neginf`` arrays hold (masks
+    of a plane's cells, or counts per block of a summary: the sum is the count either way)."""
+
+    nan: np.ndarray
+    posinf: np.ndarray
+    neginf: np.ndarray
+
+    @property
+    def nan_count(self) -> int:
+        return int(self.nan.sum())
+
+    @property
+    def posinf_count(self) -> int:
+        return int(self.posinf.sum())
+
+    @property
+    def neginf_count(self) -> int:
+        return int(self.neginf.sum())
+
+
 @dataclass(frozen=True, eq=False)
-class Plane:
+class Plane(NonFiniteCounts):
     """The 0-, 1- or 2-D slice of a value that is drawn, possibly downsampled.
 
     ``data`` (float64) is what is drawn: the chosen complex ``part``, bool as 0/1, integers as
@@ -410,17 +432,6 @@ class Plane:
             full[a] = self.start(d) + int(c) * self.steps[d]
         return tuple(full)
 
-    @property
-    def nan_count(self) -> int:
-        return int(self.nan.sum())
-
-    @property
-    def posinf_count(self) -> int:
-        return int(self.posinf.sum())
-
-    @property
-    def neginf_count(self) -> int:
-        return int(self.neginf.sum())
 
 
 def _display(raw: np.ndarray, kind: str, part: str | None) -> np.ndarray:
