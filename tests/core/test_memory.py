@@ -481,3 +481,33 @@ def test_sharing_reason_knows_when_it_does_not_know() -> None:
     assert m.sharing_reason("v", "helper(x)") is None
     assert m.sharing_reason("v", "x = (") is None
     assert m.sharing_reason("v", "a = 1; b = 2") is None
+
+
+def test_intersecting_groups_are_the_connected_ranges() -> None:
+    # one function for what a memory-panel strip and a session allocation hold: ranges that
+    # intersect (transitively) share a group; ranges that only touch do not
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        n = int(rng.integers(0, 9))
+        starts = rng.integers(0, 40, n)
+        ranges = [(int(s), int(s + rng.integers(1, 8))) for s in starts]
+        got = m.intersecting_groups(ranges)
+        assert sorted(i for g in got for i in g) == list(range(n))
+        # brute force: union-find over strictly intersecting pairs
+        parent = list(range(n))
+
+        def find(i: int, parent: list[int] = parent) -> int:
+            while parent[i] != i:
+                i = parent[i]
+            return i
+
+        for i in range(n):
+            for j in range(n):
+                (a, b), (c, d) = ranges[i], ranges[j]
+                if a < d and c < b:
+                    parent[find(i)] = find(j)
+        want = sorted(sorted(i for i in range(n) if find(i) == r) for r in set(map(find, range(n))))
+        assert sorted(sorted(g) for g in got) == want
+        firsts = [min(ranges[i][0] for i in g) for g in got]
+        assert firsts == sorted(firsts)
+    assert m.intersecting_groups([(0, 4), (4, 8)]) == [[0], [1]]

@@ -554,6 +554,25 @@ def _repeat(offs: np.ndarray, k_lo: np.ndarray, n: np.ndarray, stride: int) -> n
     return np.repeat(offs, n) + (first + step) * stride
 
 
+def intersecting_groups(ranges: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """The indices of byte ``ranges`` (``(start, end)``, end exclusive) grouped by
+    intersection: in address order, a range joins the group before it when it starts before
+    that group's furthest end (ranges that only touch stay apart). Groups come in address
+    order, each in address order. What one strip of the memory panel, or one allocation of a
+    session file, holds."""
+    groups: list[list[int]] = []
+    reach = 0
+    for i in sorted(range(len(ranges)), key=lambda k: (ranges[k][0], ranges[k][1], k)):
+        start, end = ranges[i]
+        if groups and start < reach:
+            groups[-1].append(i)
+            reach = max(reach, end)
+        else:
+            groups.append([i])
+            reach = end
+    return groups
+
+
 def _merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Union of intervals as sorted, disjoint, non-touching ``(starts, ends)``."""
     if len(starts) == 0:

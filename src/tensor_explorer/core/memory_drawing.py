@@ -375,17 +375,8 @@ def compute_model(
         by_device.setdefault(alloc.device, []).append(
             (alloc.start, alloc.start + max(alloc.nbytes, 1), name))
     for ranges in by_device.values():
-        ranges.sort()
-        reach = -1
-        current: list[str] = []
-        for start, end, name in ranges:
-            if start < reach:
-                current.append(name)
-                reach = max(reach, end)
-            else:
-                current = [name]
-                groups.append(current)
-                reach = end
+        for members in memory.intersecting_groups([(start, end) for start, end, _ in ranges]):
+            groups.append([ranges[i][2] for i in members])
     groups.sort(key=lambda g: min(order[n] for n in g))
 
     strips: list[StripModel] = []

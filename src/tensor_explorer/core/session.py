@@ -70,6 +70,7 @@ import numpy as np
 import torch
 
 from .loading import LoadError, check_dtype
+from .memory import intersecting_groups
 from .runner import ProgramError
 from .sysmem import memory_limit as _available_memory  # replaced by tests
 from .workspace import Origin, Record, Workspace, check_name, use_session_files
@@ -258,23 +259,16 @@ class _Capture:
         allocs: list[_Alloc] = []
         where: dict[int, tuple[int, int]] = {}
         for device in sorted(by_device):
-            order = sorted(by_device[device], key=lambda i: self.regions[i].start)
-            current: _Alloc | None = None
-            members: list[int] = []
-            for i in order:
-                r = self.regions[i]
-                if current is not None and r.start < current.start + current.nbytes:
-                    end = max(current.start + current.nbytes, r.start + r.nbytes)
-                    current.nbytes = end - current.start
-                else:
-                    if current is not None:
-                        allocs.append(current)
-                    current = _Alloc(device, r.start, r.nbytes)
-                current.regions.append(r)
-                members.append(i)
-                where[i] = (len(allocs), r.start - current.start)
-            if current is not None:
-                allocs.append(current)
+            indices = by_device[device]
+            regions = [self.regions[i] for i in indices]
+            for group in intersecting_groups([(r.start, r.start + r.nbytes) for r in regions]):
+                first = regions[group[0]]  # the lowest start: groups are in address order
+                end = max(regions[k].start + regions[k].nbytes for k in group)
+                alloc = _Alloc(device, first.start, end - first.start)
+                for k in group:
+                    alloc.regions.append(regions[k])
+                    where[indices[k]] = (len(allocs), regions[k].start - first.start)
+                allocs.append(alloc)
         return allocs, where
 
 
