@@ -6,14 +6,18 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtWidgets
 
-from ..core.lessons import default_lesson, is_lesson
+from ..core.lessons import Lesson, StepResult, default_lesson, is_lesson
 from ..core.loading import LoadError
 from ..core.sources import open_into
 from ..core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from .lesson_panel import LessonPanel
+    from .main_window import MainWindow
 
 _QUIET = ("This plugin does not support propagateSizeHints()",)
 
@@ -152,6 +156,98 @@ def _event_loop_running() -> bool:
     return False
 
 
+def _prepare_offscreen() -> None:
+    """Before the first QApplication: the offscreen platform and the bundled fonts, so a
+    figure has the same pixels on every machine."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from . import fonts
+
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # same pixels on every machine, no display
+    scratch = tempfile.mkdtemp(prefix="tensor-explorer-")
+    atexit.register(shutil.rmtree, scratch, True)
+    fonts.for_figures(os.environ, scratch)  # and whatever the fontconfig or scaling
+
+
+def _screenshot_lesson(source: str, lang: str, panel: str, step: int | None,
+                       all_steps: str | None, out: str | None) -> Lesson | None:
+    """Check the screenshot options; the lesson SOURCE names, or None for a script or file."""
+    from ..core import lessons
+    from .main_window import PANELS
+
+    if panel not in (*PANELS, "window"):
+        raise ValueError(f"--panel {panel!r}: choose one of {', '.join([*PANELS, 'window'])}")
+    lesson = lessons.load_lesson(source, lang) if lessons.is_lesson(source) else None
+    if lesson is None and (step is not None or all_steps is not None):
+        raise ValueError("--step and --all-steps apply to lessons, and this source is not a "
+                         "lesson")
+    if lesson is not None and step is not None:
+        lesson.step(step)  # ValueError: "lesson 'x' has steps 1 to N, not 9"
+    if out is None and all_steps is None:
+        raise ValueError("give --out FILE (or --all-steps DIR for a lesson)")
+    return lesson
+
+
+def _select_value(ws: Workspace, select: str | None) -> None:
+    """Select the value ``--select`` names, if any."""
+    if select is not None:
+        if select not in ws:
+            raise ValueError(f"--select {select!r}: no such value (there are: "
+                             f"{', '.join(ws.names()) or 'none'})")
+        ws.selected = select
+
+
+def _screenshot_widget(win: MainWindow, panel: str, wh: tuple[int, int] | None
+                       ) -> tuple[QtWidgets.QWidget, tuple[int, int]]:
+    """The widget to render (the window, or one panel taken out of its dock) and its size."""
+    if panel == "window":
+        widget: QtWidgets.QWidget = win
+        wh = wh or (1280, 800)
+    else:
+        dock = win.docks[panel]
+        widget = win.panels[panel]  # built now if it was not yet
+        frame = dock.widget()
+        if isinstance(frame, QtWidgets.QScrollArea):
+            frame.takeWidget()  # out of its PanelFrame, which would size it to the dock
+        dock.setWidget(QtWidgets.QWidget())
+        widget.setParent(None)
+        widget.setMinimumSize(1, 1)  # the figure has the size asked for, even below the panel's
+
+        wh = wh or (900, 600)
+    return widget, wh
+
+
+def _render_all_steps(lesson: Lesson, ws: Workspace, lesson_panel: LessonPanel,
+                      widget: QtWidgets.QWidget, all_steps: str, out: str | None,
+                      wh: tuple[int, int], scale: float, select: str | None
+                      ) -> list[StepResult]:
+    """Run and render every step of ``lesson`` into ALL_STEPS; the steps that failed."""
+    from ..core import lessons
+    from .screenshot import render_to_file
+
+    failed: list[StepResult] = []
+    folder = Path(all_steps)
+    suffix = ".svg" if out and out.lower().endswith(".svg") else ".png"
+    for st in lesson.steps:
+        res = lessons.run_step(ws, st)
+        lesson_panel.present(st.number, res)
+        _select_value(ws, select)
+        failed += [] if res.ok else [res]
+        render_to_file(widget, folder / f"{lesson.name}-{lesson.language}-"
+                       f"{st.number:02d}{suffix}", wh, scale)
+    return failed
+
+
+def _warn_failures(failed: list[StepResult]) -> None:
+    """One warning on stderr for each expectation a step did not meet."""
+    for res in failed:
+        for c in res.failures:
+            print(f"tensor-explorer: warning: step {res.step.number}: {c.text} -- {c.detail}",
+                  file=sys.stderr)
+
+
 def screenshot_main(source: str, out: str | None, panel: str = "window", step: int | None = None,
                     select: str | None = None, size: str | None = None, scale: float = 1.0,
                     theme_name: str = "light", lang: str = "en",
@@ -164,33 +260,15 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     Returns 1 (after writing) if a step's expectations did not hold.
     """
     if QtWidgets.QApplication.instance() is None:
-        import atexit
-        import shutil
-        import tempfile
-
-        from . import fonts
-
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # same pixels on every machine, no display
-        scratch = tempfile.mkdtemp(prefix="tensor-explorer-")
-        atexit.register(shutil.rmtree, scratch, True)
-        fonts.for_figures(os.environ, scratch)  # and whatever the fontconfig or scaling
+        _prepare_offscreen()
     from ..core import lessons
     from . import i18n, theme
     from .lesson_panel import LessonPanel
-    from .main_window import PANELS, MainWindow
+    from .main_window import MainWindow
     from .screenshot import parse_size, render_to_file
 
     wh = parse_size(size)
-    if panel not in (*PANELS, "window"):
-        raise ValueError(f"--panel {panel!r}: choose one of {', '.join([*PANELS, 'window'])}")
-    lesson = lessons.load_lesson(source, lang) if lessons.is_lesson(source) else None
-    if lesson is None and (step is not None or all_steps is not None):
-        raise ValueError("--step and --all-steps apply to lessons, and this source is not a "
-                         "lesson")
-    if lesson is not None and step is not None:
-        lesson.step(step)  # ValueError: "lesson 'x' has steps 1 to N, not 9"
-    if out is None and all_steps is None:
-        raise ValueError("give --out FILE (or --all-steps DIR for a lesson)")
+    lesson = _screenshot_lesson(source, lang, panel, step, all_steps, out)
     app = get_app()
     i18n.install(lang)
     ws = Workspace()
@@ -207,58 +285,27 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     assert isinstance(lesson_panel, LessonPanel)
     if lesson is not None:
         lesson_panel.open_lesson(source, run=False)
-
-    def choose() -> None:
-        if select is not None:
-            if select not in ws:
-                raise ValueError(f"--select {select!r}: no such value (there are: "
-                                 f"{', '.join(ws.names()) or 'none'})")
-            ws.selected = select
-
-    if panel == "window":
-        widget: QtWidgets.QWidget = win
-        wh = wh or (1280, 800)
-    else:
-        dock = win.docks[panel]
-        widget = win.panels[panel]  # built now if it was not yet
-        frame = dock.widget()
-        if isinstance(frame, QtWidgets.QScrollArea):
-            frame.takeWidget()  # out of its PanelFrame, which would size it to the dock
-        dock.setWidget(QtWidgets.QWidget())
-        widget.setParent(None)
-        widget.setMinimumSize(1, 1)  # the figure has the size asked for, even below the panel's
-
-        wh = wh or (900, 600)
+    widget, wh = _screenshot_widget(win, panel, wh)
     widget.resize(*wh)
     widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)
     widget.show()
     if lesson is not None and panel == "window":
         win.use_lesson_layout()
-    failed: list[lessons.StepResult] = []
+    failed: list[StepResult] = []
     try:
         if lesson is not None and all_steps is not None:
-            folder = Path(all_steps)
-            suffix = ".svg" if out and out.lower().endswith(".svg") else ".png"
-            for st in lesson.steps:
-                res = lessons.run_step(ws, st)
-                lesson_panel.present(st.number, res)
-                choose()
-                failed += [] if res.ok else [res]
-                render_to_file(widget, folder / f"{lesson.name}-{lesson.language}-"
-                               f"{st.number:02d}{suffix}", wh, scale)
+            failed = _render_all_steps(lesson, ws, lesson_panel, widget, all_steps, out, wh,
+                                       scale, select)
         else:
             if lesson is not None and result is not None:
                 lesson_panel.present(result.step.number, result)
                 failed += [] if result.ok else [result]
-            choose()
+            _select_value(ws, select)
             assert out is not None
             render_to_file(widget, out, wh, scale)
     finally:
         widget.close()
         win.close()
         app.processEvents()
-    for res in failed:
-        for c in res.failures:
-            print(f"tensor-explorer: warning: step {res.step.number}: {c.text} -- {c.detail}",
-                  file=sys.stderr)
+    _warn_failures(failed)
     return 1 if failed else 0

@@ -37,6 +37,26 @@ class BuildPanel(QtWidgets.QWidget):
         self.setObjectName("BuildPanel")
         self.bridge = bridge
         self.runner = runner
+        self._make_fields()
+        self._make_seed_and_device()
+        self.preview = QtWidgets.QLabel()
+        self.preview.setWordWrap(True)
+        self.preview.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.create_button = QtWidgets.QPushButton()
+        self.create_button.clicked.connect(self.create)
+        form = self._make_form()
+        self._set_texts()
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.preview)
+        layout.addWidget(self.create_button)
+        layout.addStretch(1)
+        self._form = form
+        self._connect_preview()
+        self.update_preview()
+
+    def _make_fields(self) -> None:
+        """The name, factory and text fields, and the dtype box (in that order)."""
         self.name = QtWidgets.QLineEdit("t")
         self.factory = QtWidgets.QComboBox()
         self.factory.addItems(list(FACTORIES))
@@ -51,6 +71,9 @@ class BuildPanel(QtWidgets.QWidget):
         self.dtype = QtWidgets.QComboBox()
         self.dtype.addItem("", None)  # "default", named by _set_texts; the rest: _offer_dtypes
         self._offer_dtypes()
+
+    def _make_seed_and_device(self) -> None:
+        """The device box, the requires_grad check box and the seed row."""
         self.device = QtWidgets.QComboBox()
         self.device.addItem("", None)  # "default", named by _set_texts
         for d in [*devices(), "meta"]:
@@ -66,11 +89,9 @@ class BuildPanel(QtWidgets.QWidget):
         self.seed_widget = QtWidgets.QWidget()
         self.seed_widget.setLayout(seed_row)
         seed_row.setContentsMargins(0, 0, 0, 0)
-        self.preview = QtWidgets.QLabel()
-        self.preview.setWordWrap(True)
-        self.preview.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.create_button = QtWidgets.QPushButton()
-        self.create_button.clicked.connect(self.create)
+
+    def _make_form(self) -> QtWidgets.QFormLayout:
+        """The form's rows, each with a label whose text _set_texts sets."""
         form = QtWidgets.QFormLayout()
         self._rows: dict[str, QtWidgets.QWidget] = {}
         #: the form's row labels by field key (re-set by _set_texts)
@@ -99,13 +120,10 @@ class BuildPanel(QtWidgets.QWidget):
         row("dtype", self.dtype)
         row("device", self.device)
         form.addRow("", self.requires_grad)
-        self._set_texts()
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.preview)
-        layout.addWidget(self.create_button)
-        layout.addStretch(1)
-        self._form = form
+        return form
+
+    def _connect_preview(self) -> None:
+        """Every field's change updates the preview."""
         for w in (self.name, self.literal, self.shape, self.fill, self.start, self.end,
                   self.step, self.steps):
             w.textChanged.connect(self.update_preview)
@@ -114,7 +132,6 @@ class BuildPanel(QtWidgets.QWidget):
         self.requires_grad.toggled.connect(self.update_preview)
         self.seed_on.toggled.connect(self.update_preview)
         self.seed.valueChanged.connect(self.update_preview)
-        self.update_preview()
 
     def row_labels(self) -> dict[str, str]:
         """Each form row's label as shown, by field key (for tests)."""

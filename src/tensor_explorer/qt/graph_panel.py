@@ -199,6 +199,17 @@ class GraphPanel(QtWidgets.QWidget):
     # -- UI ----------------------------------------------------------------------------------
 
     def _build_ui(self) -> None:
+        self._make_controls()
+        self._make_views()
+        self._lay_out()
+        self._connect_controls()
+        for dev in ag_devices():
+            self.device_combo.addItem(dev, dev)
+        self._set_texts()
+
+    def _make_controls(self) -> None:
+        """The title, the device box, the zoom and backward controls, the job runner and the
+        message line."""
         self.title = QtWidgets.QLabel()
         self.title.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         self.title.setWordWrap(True)  # long in presentation mode and in narrow docks
@@ -232,6 +243,9 @@ class GraphPanel(QtWidgets.QWidget):
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(
             QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def _make_views(self) -> None:
+        """The graph view beside the tabs of details and gradient history."""
         self.view = GraphView()
         self.details = GraphDetails(self.session)
         self.history_view = GradHistoryView()
@@ -248,6 +262,8 @@ class GraphPanel(QtWidgets.QWidget):
         split.setSizes([680, 300])
         self.splitter = split
 
+    def _lay_out(self) -> None:
+        """The title row, the wrapping controls, the message and the splitter, top down."""
         row1 = QtWidgets.QHBoxLayout()
         row1.addWidget(self.title, 1)
         row1.addWidget(self.jobs)
@@ -272,8 +288,10 @@ class GraphPanel(QtWidgets.QWidget):
         layout.addLayout(row1)
         layout.addLayout(controls)
         layout.addWidget(self.message)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.splitter, 1)
 
+    def _connect_controls(self) -> None:
+        """The buttons' and the view's signals to the pane's actions."""
         self.zoom_in_btn.clicked.connect(lambda: self.view.zoom(1.25))
         self.zoom_out_btn.clicked.connect(lambda: self.view.zoom(0.8))
         self.fit_btn.clicked.connect(lambda: self.view.fit(whole=True))
@@ -286,9 +304,6 @@ class GraphPanel(QtWidgets.QWidget):
         self.view.node_clicked.connect(self.node_clicked)
         self.view.edge_clicked.connect(self.edge_clicked)
         self.view.background_clicked.connect(lambda: self._select(None))
-        for dev in ag_devices():
-            self.device_combo.addItem(dev, dev)
-        self._set_texts()
 
     def _set_texts(self) -> None:
         """The pane's fixed texts in the current language (from :meth:`_build_ui`, and again
