@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -44,11 +45,7 @@ def json_safe(obj: Any) -> Any:
     """``obj`` with every non-finite float written as a string JSON accepts: ``"nan"``,
     ``"inf"``, ``"-inf"`` (JSON has no NaN or Infinity). Other values are unchanged."""
     if isinstance(obj, float):
-        if obj != obj:
-            return "nan"
-        if obj in (float("inf"), float("-inf")):
-            return "inf" if obj > 0 else "-inf"
-        return obj
+        return obj if math.isfinite(obj) else str(obj)  # str gives "nan", "inf", "-inf"
     if isinstance(obj, dict):
         return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):

@@ -108,11 +108,11 @@ def _cell(x: Any, *, python: bool) -> str:
 def _rows(cells: np.ndarray) -> list[list[str]]:
     """A 2-d block's cells as text: dates (``2024-01-31T12:00``), durations, strings and
     ``NaT`` as the table shows them; numbers exact."""
-    a = np.asarray(cells)
-    if a.dtype.kind in "MmUS":
-        from .preview import dtype_kind, word_text
+    from .preview import WORD_KINDS, dtype_kind, word_text
 
-        kind = dtype_kind(a.dtype)
+    a = np.asarray(cells)
+    kind = dtype_kind(a.dtype)
+    if kind in WORD_KINDS:
         return [[word_text(x, kind) for x in row] for row in a]
     return [[_cell(x, python=False) for x in row] for row in a.tolist()]
 

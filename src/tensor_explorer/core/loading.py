@@ -309,10 +309,6 @@ def map_info_of(value: torch.Tensor | np.ndarray) -> MapInfo | None:
     return replace(info, offset=info.offset + address - info.start)
 
 
-def mapped_file_of(value: torch.Tensor | np.ndarray) -> str | None:
-    """The file whose memory map holds ``value``'s bytes, or None."""
-    info = map_info_of(value)
-    return info.path if info is not None else None
 
 
 _NOTES: dict[int, list[str]] = {}

@@ -611,8 +611,7 @@ def format_value(x: Any, dtype: Any = None) -> str:
     if kind in WORD_KINDS:
         return word_text(x, kind)
     if isinstance(x, np.datetime64 | np.timedelta64 | str | bytes):
-        return word_text(x, {"M": "datetime", "m": "timedelta"}.get(np.asarray(x).dtype.kind,
-                                                                     "text"))
+        return word_text(x, dtype_kind(np.asarray(x).dtype))
     if isinstance(x, torch.Tensor | np.ndarray):
         x = x.item()
     if kind is None or kind == "other":

@@ -125,14 +125,7 @@ def _to_numpy(view: torch.Tensor | np.ndarray) -> np.ndarray:
     """A small view (a block, a column sample) copied into its own native NumPy array; torch
     dtypes NumPy lacks become the nearest it has (bfloat16 -> float32)."""
     if isinstance(view, torch.Tensor):
-        t = view.detach()
-        if t.device.type != "cpu":
-            t = t.to("cpu")
-        conv = preview._numpy_dtype_for(t)
-        if conv is not None:
-            t = t.to(conv)
-        t = t.resolve_conj().resolve_neg()
-        return np.array(t.numpy(), copy=True)
+        return np.array(preview._chunk_to_numpy(view), copy=True)
     return np.array(view, dtype=_native(view.dtype), copy=True)
 
 

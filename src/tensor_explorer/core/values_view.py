@@ -1,7 +1,7 @@
 """Facts the Values panel draws with, Qt-free: which cells of a heatmap plane are in view, the
 expression that names the slice on screen, the seconds per unit of a plane of dates, and the
-kind of a cell that is not a finite number. :mod:`tensor_explorer.qt.values_panel` and its
-helpers show them."""
+kind of a cell that is not a finite number. The Values panel's widgets (qt/values_panel.py and
+its helpers) show them; nothing here knows of widgets."""
 
 from __future__ import annotations
 

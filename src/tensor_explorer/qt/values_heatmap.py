@@ -37,6 +37,7 @@ from ..core import multiscale, preview
 from ..core.multiscale import BlockSummary
 from ..core.preview import Plane
 from . import theme
+from .values_controls import set_item_texts
 from .workers import Task
 
 if TYPE_CHECKING:
@@ -69,6 +70,25 @@ def _exact(x: Any, kind: str, dtype: str) -> str:
         v = float(x)
         return preview.format_value(v) if not math.isfinite(v) else str(x)
     return preview.format_value(x, dtype)
+
+
+def _draw_layer(image: pg.ImageItem, overlay: pg.ImageItem, data: np.ndarray,
+                masks: dict[str, np.ndarray], rect: QtCore.QRectF, lo: float, hi: float) -> None:
+    """One layer of the heatmap (the preview, the finer level or the exact region): its
+    values on the colour scale (non-finite ones drawn at ``lo`` under their marks) and its
+    NaN/Inf marks over them."""
+    shown = np.where(np.isfinite(data), data, lo).astype(np.float32)  # pyqtgraph: faster
+    image.setImage(shown, autoLevels=False, levels=(lo, hi))
+    image.setRect(rect)
+    image.show()
+    rgba = overlay_rgba(masks)
+    if rgba is None:
+        overlay.clear()
+        overlay.hide()
+    else:
+        overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
+        overlay.setRect(rect)
+        overlay.show()
 
 
 class MultiscaleHeatmap(QtCore.QObject):
@@ -134,9 +154,7 @@ class MultiscaleHeatmap(QtCore.QObject):
                  "percentile": self.tr("{lo:g}% to {hi:g}%").format(lo=PERCENTILES[0],
                                                                     hi=PERCENTILES[1]),
                  "symmetric": self.tr("± around 0")}
-        with QtCore.QSignalBlocker(self.levels_box):
-            for i in range(self.levels_box.count()):
-                self.levels_box.setItemText(i, texts[self.levels_box.itemData(i)])
+        set_item_texts(self.levels_box, texts)
         self.levels_box.setToolTip(self.tr(
             "Colour range of the heatmap: the exact smallest to largest value; the {lo:g}th to "
             "{hi:g}th percentile, estimated from up to {n} evenly spread elements; or "
@@ -246,25 +264,15 @@ class MultiscaleHeatmap(QtCore.QObject):
         else:
             data = plane.data
             masks = {"nan": plane.nan, "posinf": plane.posinf, "neginf": plane.neginf}
-        shown = np.where(np.isfinite(data), data, lo).astype(np.float32)  # pyqtgraph: faster
-        p.image.setImage(shown, autoLevels=False, levels=(lo, hi))
-        rows, cols = shown.shape
+        rows, cols = data.shape
         rect = QtCore.QRectF(-0.5, -0.5, cols * plane.steps[1], rows * plane.steps[0])
-        p.image.setRect(rect)
+        _draw_layer(p.image, p.overlay, data, masks, rect, lo, hi)
         p.colorbar.setLevels((lo, hi))
         # bool: only the two ends, 0 (False) and 1 (True), not a scale of fractions
         if plane.kind == "bool":
             p.colorbar.axis.setTickSpacing(1.0, 1.0)
         else:
             p.colorbar.axis.setTickSpacing()
-        rgba = overlay_rgba(masks)
-        if rgba is None:
-            p.overlay.clear()
-            p.overlay.hide()
-        else:
-            p.overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
-            p.overlay.setRect(rect)
-            p.overlay.show()
         self._paint_mid(lo, hi)
         self._paint_detail(lo, hi)
 
@@ -278,17 +286,8 @@ class MultiscaleHeatmap(QtCore.QObject):
         rows, cols = data.shape
         # blocks of the region from its corner (the last ones may be smaller than a step)
         rect = QtCore.QRectF(c0 - 0.5, r0 - 0.5, cols * s.steps[1], rows * s.steps[0])
-        shown = np.where(np.isfinite(data), data, lo).astype(np.float32)
-        self.mid_image.setImage(shown, autoLevels=False, levels=(lo, hi))
-        self.mid_image.setRect(rect)
-        self.mid_image.show()
-        rgba = overlay_rgba({"nan": s.nan > 0, "posinf": s.posinf > 0, "neginf": s.neginf > 0})
-        if rgba is None:
-            self.mid_overlay.hide()
-        else:
-            self.mid_overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
-            self.mid_overlay.setRect(rect)
-            self.mid_overlay.show()
+        masks = {"nan": s.nan > 0, "posinf": s.posinf > 0, "neginf": s.neginf > 0}
+        _draw_layer(self.mid_image, self.mid_overlay, data, masks, rect, lo, hi)
 
     def _paint_detail(self, lo: float, hi: float) -> None:
         d = self.detail
@@ -299,17 +298,8 @@ class MultiscaleHeatmap(QtCore.QObject):
         rows, cols = d.data.shape
         rect = QtCore.QRectF(d.start(1) - 0.5, d.start(0) - 0.5, cols * d.steps[1],
                              rows * d.steps[0])
-        shown = np.where(np.isfinite(d.data), d.data, lo).astype(np.float32)
-        self.detail_image.setImage(shown, autoLevels=False, levels=(lo, hi))
-        self.detail_image.setRect(rect)
-        self.detail_image.show()
-        rgba = overlay_rgba({"nan": d.nan, "posinf": d.posinf, "neginf": d.neginf})
-        if rgba is None:
-            self.detail_overlay.hide()
-        else:
-            self.detail_overlay.setImage(rgba, autoLevels=False, levels=(0, 255))
-            self.detail_overlay.setRect(rect)
-            self.detail_overlay.show()
+        masks = {"nan": d.nan, "posinf": d.posinf, "neginf": d.neginf}
+        _draw_layer(self.detail_image, self.detail_overlay, d.data, masks, rect, lo, hi)
 
     # ------------------------------------------------------------------ block summary
 
@@ -342,13 +332,6 @@ class MultiscaleHeatmap(QtCore.QObject):
     def _on_summary_failed(self, _message: str) -> None:
         if self.sender() is self._summary_task:
             self._summary_task = None  # the strided preview stays
-
-    def counts(self) -> tuple[int, int, int, bool] | None:
-        """(NaN, +Inf, -Inf, exact) of the plane: exact from the summary, else the preview's."""
-        if self.summary is not None:
-            s = self.summary
-            return s.nan_count, s.posinf_count, s.neginf_count, True
-        return None
 
     # ------------------------------------------------------------------ full resolution
 

@@ -120,8 +120,11 @@ def status_text(plane: Plane, name: str | None, table: bool,
     text = html.escape(" · ".join(parts))
     t = theme.current()
     legend = []
-    exact = heatmap.counts() if heatmap is not None else None  # the whole plane's
-    counts = exact[:3] if exact else (plane.nan_count, plane.posinf_count, plane.neginf_count)
+    # the whole plane's counts once its block summary is in, else what the preview shows
+    summary = heatmap.summary if heatmap is not None else None
+    exact = summary is not None
+    src = summary if summary is not None else plane
+    counts = (src.nan_count, src.posinf_count, src.neginf_count)
     for key, count, label in zip(("nan", "posinf", "neginf"), counts,
                                  ("NaN", "+Inf", "−Inf"), strict=True):
         if count and not table:
