@@ -15,12 +15,22 @@ from pathlib import Path
 
 import tensor_explorer.qt as qt_package
 
-MAX_CLASS = 600
-MAX_FUNCTION = 80
+MAX_CLASS = 500  # issue #19: "no widget class over ~500 lines, no method over ~60"
+MAX_FUNCTION = 60
 
 #: "module.py:Qualified.name" -> its size (lines) when it was listed; the list only shrinks
 EXCEPTIONS: dict[str, int] = {
     "main_window.py:MainWindow": 717,  # docks, files, undo, language, layouts
+    "memory_panel.py:MemoryPanel": 594,
+    "values_panel.py:ValuesPanel": 595,
+    "workspace_panel.py:WorkspacePanel": 538,
+    "graph_panel.py:GraphPanel": 528,
+    "lesson_panel.py:LessonPanel": 515,
+    "lesson_panel.py:LessonPanel._build": 63,
+    "inspector_panel.py:InspectorPanel.__init__": 70,
+    "graph_view.py:paint_node": 65,
+    "graph_view.py:EdgeLayer.paint": 76,
+    "app.py:screenshot_main": 61,
 }
 
 

@@ -287,6 +287,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "{cls} 模块，没有参数",
     },
     "operand.container": {"en": "{kind} of {count}", "zh": "{kind}，{count} 项"},
+    # --- the autograd graph pane's texts (core/graph_texts.py, core/graph_session.py)
+    # --- (end of the graph pane's texts)
+    # --- explanations of errors and warnings (core/explain.py) and the lesson checker's words
+    # --- (end of explanations)
     # --- the console's prefix of a warning note (workspace.py writes "warning: " + note)
     "console.warning": {"en": "warning: ", "zh": "警告："},
 }  # fmt: skip
