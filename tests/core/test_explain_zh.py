@@ -11,9 +11,9 @@ import torch
 
 import tensor_explorer as tx
 from tensor_explorer.core import autograd as ag
-from tensor_explorer.core.catalog import Message
+from tensor_explorer.core.catalog import Message, text_in
 from tensor_explorer.core.explain import KINDS, explain, explain_warning, warning_texts
-from tensor_explorer.core.runner import ProgramError, note_in, operand_in, warnings_in
+from tensor_explorer.core.runner import ProgramError, note_in, operand_in
 from tests.core.error_cases import COMMON_ERRORS, MORE_ERRORS
 
 CASES = COMMON_ERRORS + MORE_ERRORS
@@ -248,9 +248,6 @@ def test_warnings_have_chinese_plain_words() -> None:
     assert explain_warning("something else", "zh") is None
     for en, zh in warning_texts():
         assert _chinese(zh), zh
-        output = f"3\nwarning: UserWarning: some torch words ({en})\n"
-        assert warnings_in(output, "zh") == f"3\n警告：UserWarning: some torch words（{zh}）\n"
-        assert warnings_in(output, "en") == output
         note = Message("note.warning", category="UserWarning", message="words",
                        plain={"en": en, "zh": zh})
         assert note == f"UserWarning: words ({en})"
@@ -310,14 +307,23 @@ def test_backward_errors_in_both_languages() -> None:
     assert "(3,)" in info.value.explanation_in("zh") and "(2,)" in info.value.explanation_in("zh")
 
 
-def test_a_programs_own_output_is_not_translated() -> None:
-    # The console passes a program's printed output through warnings_in together with the
-    # runner's warning notes: only the notes ("warning: <Category>: ...") are the runner's.
+def test_output_carries_warning_notes_as_messages() -> None:
+    # The console shows the output event's texts with text_in: a program's own printed words
+    # (a plain str, even one that looks like a note) stay as written; the runner's warning
+    # notes are catalog Messages, shown in the console's language.
     ws = tx.Workspace(restricted=True)
     printed: list[str] = []
     ws.events.output.connect(printed.append)
-    ws.run('print("warning: the learning rate is high")')
-    assert printed == ["warning: the learning rate is high\n"]
-    assert warnings_in(printed[0], "zh") == printed[0]
-    note = "warning: UserWarning: something torch said\n"
-    assert warnings_in(note, "zh") == "警告：UserWarning: something torch said\n"
+    ws.run('print("warning: UserWarning: the learning rate is high")')
+    assert printed == ["warning: UserWarning: the learning rate is high\n"]
+    assert text_in(printed[0], "zh") == printed[0]
+    printed.clear()
+    ws.run("x = torch.ones(2, requires_grad=True)\ny = x * 2\nprint('before')\ng = y.grad")
+    assert len(ws.last_notes) == 1
+    # the English is what the output has always said: printed text, then "warning: <note>"
+    assert "".join(printed) == f"before\nwarning: {ws.last_notes[0]}\n"
+    note = printed[-1]
+    zh = text_in(note, "zh")
+    assert zh.startswith("警告：UserWarning: ") and zh.endswith("\n")
+    assert "（这个张量是由其他张量算出来的" in zh  # (torch's own words stay English)
+    assert text_in(note, "en") == note

@@ -291,8 +291,8 @@ CATALOG: dict[str, dict[str, str]] = {
     # --- (end of the graph pane's texts)
     # --- explanations of errors and warnings (core/explain.py) and the lesson checker's words
     # --- (end of explanations)
-    # --- the console's prefix of a warning note (workspace.py writes "warning: " + note)
-    "console.warning": {"en": "warning: ", "zh": "警告："},
+    # --- a warning note as the workspace's output event carries it (workspace.py)
+    "console.warning": {"en": "warning: {note}\n", "zh": "警告：{note}\n"},
 }  # fmt: skip
 
 

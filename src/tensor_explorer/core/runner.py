@@ -35,8 +35,8 @@ import numpy as np
 import torch
 
 from . import sandbox
-from .catalog import CATALOG, Message, render, text_in
-from .explain import explain, explain_warning, warning_texts
+from .catalog import Message, render, text_in
+from .explain import explain, explain_warning
 
 __all__ = ["Binding", "Controller", "Outcome", "Program", "ProgramError", "Runner", "Statement"]
 
@@ -155,49 +155,6 @@ def note_in(note: str, lang: str) -> str:
     """A note of the runner's (a warning with its plain words, an error inside a function...)
     in ``lang``: a catalog Message is rendered in it; any other note is kept as written."""
     return text_in(note, lang)
-
-
-# a note's line reads "warning: UserWarning: ..." (workspace.py writes "warning: " + note for
-# each note of a run); a program's own printed "warning: ..." is output, not ours to translate
-_WARNING_PREFIX = str(Message("console.warning"))
-
-
-def _is_warning_note(line: str) -> bool:
-    """``line`` is ``"warning: <Category>Warning: ..."``, as workspace.py writes a note (a
-    program's own printed ``"warning: ..."`` is not)."""
-    rest = line.removeprefix(_WARNING_PREFIX)
-    category, colon, _ = rest.partition(": ")
-    return rest != line and bool(colon) and category.endswith("Warning") and (
-        category.isidentifier())
-
-
-def _plain_words(plain: str, lang: str) -> str:
-    """How a note's plain words follow torch's warning in ``lang`` (" (...)" / "（...）")."""
-    return CATALOG["note.warning"][lang].partition("{message}")[2].format(plain=plain)
-
-
-def warnings_in(text: str, lang: str) -> str:
-    """Output text with the runner's warning notes (``warning: ...`` lines, which workspace.py
-    writes in English into the output) in ``lang``; the rest of the text is left alone.
-
-    The output event carries text, not the notes' Messages, so this reads whole lines back:
-    a line that is a note (:func:`_is_warning_note`) gets the language's prefix, and from the
-    first note on, the plain words :func:`~tensor_explorer.core.explain.warning_texts` gives
-    are matched exactly (a note's warning may span lines); no patterns."""
-    if lang == "en" or lang not in CATALOG["console.warning"]:
-        return text
-    lines = text.splitlines(keepends=True)
-    first = None
-    for i, line in enumerate(lines):
-        if _is_warning_note(line):
-            first = i if first is None else first
-            lines[i] = render("console.warning", lang) + line.removeprefix(_WARNING_PREFIX)
-    if first is None:
-        return text
-    notes = "".join(lines[first:])
-    for en, zh in warning_texts():
-        notes = notes.replace(_plain_words(en, "en"), _plain_words(zh, lang))
-    return "".join(lines[:first]) + notes
 
 
 def operand_in(desc: str, lang: str) -> str:

@@ -4,8 +4,10 @@
 panels. It never imports Qt: panels subscribe to its psygnal events.
 
 Events (``ws.events``): ``added(name)``, ``changed(name)``, ``removed(name)``,
-``renamed(old, new)``, ``selected(name | None)``, ``output(text)`` (captured ``print`` output and
-warning notes), ``ran(record)`` (one :class:`Record` per successful top-level statement).
+``renamed(old, new)``, ``selected(name | None)``, ``output(text)`` (captured ``print`` output,
+then each warning note: a :class:`~tensor_explorer.core.catalog.Message` whose ``str`` is
+``"warning: <note>"`` and a newline, shown in a language with ``catalog.text_in``),
+``ran(record)`` (one :class:`Record` per successful top-level statement).
 
 Session files (``save``, ``open``, ``load_session``) are read and written by
 :mod:`tensor_explorer.core.session`, which depends on this module and never the other way round:
@@ -36,6 +38,7 @@ import torch
 from psygnal import Signal, SignalGroup
 
 from . import graph_modules, sandbox
+from .catalog import Message
 from .devices import check_device
 from .runner import (
     Controller,
@@ -814,9 +817,10 @@ class Workspace:
             (self.events.added if name in outcome.added else self.events.changed).emit(name)
         for name in outcome.changed:
             self.events.changed.emit(name)
-        text = outcome.output + "".join(f"warning: {note}\n" for note in outcome.notes)
-        if text:
-            self.events.output.emit(text)
+        if outcome.output:
+            self.events.output.emit(outcome.output)
+        for note in outcome.notes:  # a Message: the console shows it in its own language
+            self.events.output.emit(Message("console.warning", note=note))
         self.events.ran.emit(record)
 
     def _exclusive(self) -> Any:

@@ -14,8 +14,9 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..core.catalog import text_in
 from ..core.devices import devices
-from ..core.runner import ProgramError, warnings_in
+from ..core.runner import ProgramError
 from . import i18n, theme
 from .bridge import WorkspaceBridge
 from .code_editor import CodeEditor, Completions
@@ -161,7 +162,7 @@ class ConsolePanel(QtWidgets.QWidget):
         self._append(text)
 
     def _print(self, text: str) -> None:
-        text = warnings_in(text, i18n.current())  # the runner's plain words for warnings
+        text = text_in(text, i18n.current())  # a warning note (a Message) in the UI's language
         self._append(html.escape(text.rstrip("\n")).replace("\n", "<br>").replace(" ", "&nbsp;"))
 
     def _finished(self, names: list[str]) -> None:
