@@ -190,6 +190,25 @@ def _screenshot_lesson(source: str, lang: str, panel: str, step: int | None,
     return lesson
 
 
+def _screenshot_workspace(source: str, lesson: Lesson | None, select: str | None,
+                          step: int | None, all_steps: str | None
+                          ) -> tuple[Workspace, StepResult | None]:
+    """The workspace to show: a script or file opened (its last value selected unless
+    ``--select`` names one), or a lesson's steps 1..``step`` run (none yet with
+    ``--all-steps``); and the result of the last step run."""
+    from ..core import lessons
+
+    ws = Workspace()
+    result = None
+    if lesson is None:
+        open_into(ws, source)
+        if select is None and ws.names():
+            ws.selected = ws.names()[-1]
+    elif all_steps is None:
+        result = lessons.run_lesson(lesson, ws, upto=step or 1)[-1]
+    return ws, result
+
+
 def _select_value(ws: Workspace, select: str | None) -> None:
     """Select the value ``--select`` names, if any."""
     if select is not None:
@@ -261,7 +280,6 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     """
     if QtWidgets.QApplication.instance() is None:
         _prepare_offscreen()
-    from ..core import lessons
     from . import i18n, theme
     from .lesson_panel import LessonPanel
     from .main_window import MainWindow
@@ -271,14 +289,7 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     lesson = _screenshot_lesson(source, lang, panel, step, all_steps, out)
     app = get_app()
     i18n.install(lang)
-    ws = Workspace()
-    result = None
-    if lesson is None:
-        open_into(ws, source)
-        if select is None and ws.names():
-            ws.selected = ws.names()[-1]
-    elif all_steps is None:
-        result = lessons.run_lesson(lesson, ws, upto=step or 1)[-1]
+    ws, result = _screenshot_workspace(source, lesson, select, step, all_steps)
     win = MainWindow(ws, settings=None)
     theme.state().apply(theme_name, scale=theme.PRESENTATION_SCALE if presentation else 1.0)
     lesson_panel = win.panels["lesson"]

@@ -481,14 +481,29 @@ def paint_node(
 ) -> None:
     """Draw one node box in ``rect``: coloured by kind, with as much of its text as is
     readable at zoom ``lod`` (:func:`node_level`)."""
-    kind = text.kind
+    _paint_box(painter, rect, text, st, lod, selected)
+    level = node_level(text, rect, st, lod)
+    if level == BOXES:
+        return
+    pad = 10.0 * st.scale
+    painter.setPen(st.text)
+    if level == FULL:
+        _paint_all_lines(painter, rect, text, st, pad)
+    else:
+        _paint_fitted_lines(painter, rect, text, st, level, pad)
+
+
+def _paint_box(painter: QtGui.QPainter, rect: QtCore.QRectF, text: NodeText, st: GraphStyle,
+               lod: float, selected: bool) -> None:
+    """The box itself: a halo around it when selected, filled and bordered by its kind;
+    square (and, zoomed far out, borderless) while its text is too small to draw."""
     if selected:  # a halo around the box; the border keeps its meaning
         painter.setPen(st.selected_pen)
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
         m = 4.0 * st.scale
         painter.drawRoundedRect(rect.adjusted(-m, -m, m, m), 9 * st.scale, 9 * st.scale)
     pen = _node_pen(text, st)
-    painter.setBrush(st.brushes.get(kind, st.brushes["op"]))
+    painter.setBrush(st.brushes.get(text.kind, st.brushes["op"]))
     if st.text_size(lod) < TEXT_LOD:
         painter.setPen(pen if lod > 0.1 else QtCore.Qt.PenStyle.NoPen)
         painter.drawRect(rect)
@@ -496,29 +511,31 @@ def paint_node(
         painter.setPen(pen)
         r = 7.0 * st.scale
         painter.drawRoundedRect(rect, r, r)
-    level = node_level(text, rect, st, lod)
-    if level == BOXES:
-        return
-    pad = 10.0 * st.scale
-    painter.setPen(st.text)
-    if level == FULL:
-        metrics = st.metrics
-        inner = rect.adjusted(pad, 0.6 * pad, -pad, 0)
-        painter.setFont(st.title_font)
-        title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(),
-                                   metrics.title_height)
-        _draw_text(painter, title_rect,
-                   st.elided(text.title, st.title_font, True, inner.width()), st, "title")
-        painter.setFont(st.body_font)
-        y = title_rect.bottom()
-        for i, line in enumerate(text.lines):
-            painter.setPen(st.text if i == len(text.lines) - 1 and kind == "leaf" else st.muted)
-            line_rect = QtCore.QRectF(inner.left(), y, inner.width(), metrics.body_height)
-            _draw_text(painter, line_rect,
-                       st.elided(line, st.body_font, False, inner.width()), st, "body")
-            y += metrics.body_height
-        return
-    # fewer lines, larger: centred in the box
+
+
+def _paint_all_lines(painter: QtGui.QPainter, rect: QtCore.QRectF, text: NodeText,
+                     st: GraphStyle, pad: float) -> None:
+    """Level :data:`FULL`: the title, then every body line (muted; a leaf's last line not)."""
+    metrics = st.metrics
+    inner = rect.adjusted(pad, 0.6 * pad, -pad, 0)
+    painter.setFont(st.title_font)
+    title_rect = QtCore.QRectF(inner.left(), inner.top(), inner.width(),
+                               metrics.title_height)
+    _draw_text(painter, title_rect,
+               st.elided(text.title, st.title_font, True, inner.width()), st, "title")
+    painter.setFont(st.body_font)
+    y = title_rect.bottom()
+    for i, line in enumerate(text.lines):
+        painter.setPen(st.text if i == len(text.lines) - 1 and text.kind == "leaf" else st.muted)
+        line_rect = QtCore.QRectF(inner.left(), y, inner.width(), metrics.body_height)
+        _draw_text(painter, line_rect,
+                   st.elided(line, st.body_font, False, inner.width()), st, "body")
+        y += metrics.body_height
+
+
+def _paint_fitted_lines(painter: QtGui.QPainter, rect: QtCore.QRectF, text: NodeText,
+                        st: GraphStyle, level: int, pad: float) -> None:
+    """Levels :data:`TITLE` and :data:`SHAPE`: fewer lines, larger, centred in the box."""
     fit = st.node_fit(text, rect.width(), rect.height())
     inner = rect.adjusted(pad, 0.6 * pad, -pad, -0.6 * pad)
     t_pt = fit.title_pt if level == TITLE else fit.shape_title_pt
@@ -778,12 +795,33 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
     ) -> None:
         st = self.style
         rect = option.exposedRect if option.exposedRect.isValid() else self._rect
-        s = self.paint_segs
-        if not len(s):
+        if not len(self.paint_segs):
             return
         lod = QtWidgets.QStyleOptionGraphicsItem.levelOfDetailFromTransform(
             painter.worldTransform()
         )
+        if not self._paint_lines(painter, rect):
+            return
+        if st.text_size(lod) < EDGE_LABEL_LOD:
+            return
+        # arrowheads and labels of the edges that end (or are labelled) in view
+        pts = self.drawing.points
+        tips = pts[self.tip_i] if len(self.tip_i) else np.zeros((0, 2))
+        lp = self.label_points
+        arrows = np.flatnonzero(_inside(tips, rect)) if len(tips) else np.zeros(0, dtype=np.int64)
+        labelled = (np.flatnonzero(_inside(lp, rect)) if len(lp)
+                    else np.zeros(0, dtype=np.int64))
+        if max(arrows.size, labelled.size) > MAX_LABELLED_EDGES:
+            return
+        self._paint_arrows(painter, arrows)
+        label_level = st.label_level(lod)
+        if label_level == BOXES:
+            return
+        self._paint_labels(painter, labelled, label_level == FULL)
+
+    def _paint_lines(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> bool:
+        """The lines crossing ``rect``, each kind with its pen; False when none does."""
+        s = self.paint_segs
         seen = (
             (np.maximum(s[:, 0], s[:, 2]) >= rect.left())
             & (np.minimum(s[:, 0], s[:, 2]) <= rect.right())
@@ -791,30 +829,21 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
             & (np.minimum(s[:, 1], s[:, 3]) <= rect.bottom())
         )
         if not seen.any():
-            return
+            return False
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
         if int(seen.sum()) > 12000:  # thousands of hairlines: antialiasing costs, shows nothing
             painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
-        for kind, pen in enumerate(st.edge_pens):
+        for kind, pen in enumerate(self.style.edge_pens):
             sel = seen & (self.paint_kinds == kind)
             if sel.any():
                 painter.setPen(pen)
                 painter.drawPath(_lines_path(s[sel]))
-        if st.text_size(lod) < EDGE_LABEL_LOD:
-            return
-        # arrowheads and labels of the edges that end (or are labelled) in view
+        return True
+
+    def _paint_arrows(self, painter: QtGui.QPainter, arrows: np.ndarray) -> None:
+        """An arrowhead at the tip of each edge in ``arrows``, in its kind's colour."""
+        st = self.style
         pts = self.drawing.points
-        tips = pts[self.tip_i] if len(self.tip_i) else np.zeros((0, 2))
-        lp = self.label_points
-
-        def inside(xy: np.ndarray) -> np.ndarray:
-            return ((xy[:, 0] >= rect.left()) & (xy[:, 0] <= rect.right())
-                    & (xy[:, 1] >= rect.top()) & (xy[:, 1] <= rect.bottom()))
-
-        arrows = np.flatnonzero(inside(tips)) if len(tips) else np.zeros(0, dtype=np.int64)
-        labelled = np.flatnonzero(inside(lp)) if len(lp) else np.zeros(0, dtype=np.int64)
-        if max(arrows.size, labelled.size) > MAX_LABELLED_EDGES:
-            return
         a = 7.0 * st.scale
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         for k in arrows.tolist():
@@ -827,11 +856,12 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
                 QtCore.QPointF(x2 - a * math.cos(ang - 0.4), y2 - a * math.sin(ang - 0.4)),
                 QtCore.QPointF(x2 - a * math.cos(ang + 0.4), y2 - a * math.sin(ang + 0.4)),
             ])
-        label_level = st.label_level(lod)
-        if label_level == BOXES:
-            return
-        # every line while readable, then the shape alone (larger), then none
-        full = label_level == FULL
+
+    def _paint_labels(self, painter: QtGui.QPainter, labelled: np.ndarray, full: bool) -> None:
+        """The labels of the edges in ``labelled`` on their boxes: every line while readable
+        (``full``), else the shape alone (larger)."""
+        st = self.style
+        lp = self.label_points
         painter.setFont(st.label_font if full else st.shape_label_font())
         for i in labelled.tolist():
             label = self.labels[i]
@@ -846,6 +876,12 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
             kind = int(self.kinds[i])
             painter.setPen(st.edge_pens[kind].color() if kind == 1 else st.muted)
             _draw_text(painter, box, shown, st, "label")
+
+
+def _inside(xy: np.ndarray, rect: QtCore.QRectF) -> np.ndarray:
+    """Which of the points ``xy`` (n x 2) lie in ``rect`` (its edges included)."""
+    return ((xy[:, 0] >= rect.left()) & (xy[:, 0] <= rect.right())
+            & (xy[:, 1] >= rect.top()) & (xy[:, 1] <= rect.bottom()))
 
 
 # ---------------------------------------------------------------------------------------------
