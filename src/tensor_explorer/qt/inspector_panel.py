@@ -29,6 +29,7 @@ from ..core.modules import ModuleSummary, access_code, first_names, member_kind,
 from ..core.stats import Stats, stats
 from . import i18n, theme
 from .bridge import WorkspaceBridge
+from .diagnosis_list import DiagnosisList
 from .workers import Task
 
 CTX = "Inspector"
@@ -165,28 +166,11 @@ class InspectorPanel(QtWidgets.QWidget):
         #: the background arrive after a language switch (see :meth:`retranslate`)
         self._keep_view: tuple[set[str], tuple[int, int, int]] | None = None
         self._set_texts()
-        self.diagnoses = QtWidgets.QLabel()
-        self.diagnoses.setWordWrap(True)
-        self.diagnoses.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.diagnoses.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
-        self.diagnoses.setTextInteractionFlags(
-            QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         # each diagnosis its own label: titled in plain words, its code in the tooltip
-        self.diagnosis_box = QtWidgets.QWidget()
-        box = QtWidgets.QVBoxLayout(self.diagnosis_box)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.setSpacing(0)
-        box.addWidget(self.diagnoses)
-        box.addStretch(1)
-        self._diagnosis_labels: list[QtWidgets.QLabel] = []
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.diagnosis_box)
-        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        self.diagnoses_scroll = scroll
+        self.diagnoses = DiagnosisList()
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(self.tree)
-        split.addWidget(scroll)
+        split.addWidget(self.diagnoses)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         layout = QtWidgets.QVBoxLayout(self)
@@ -231,7 +215,7 @@ class InspectorPanel(QtWidgets.QWidget):
     def scroll_positions(self) -> tuple[int, int, int]:
         """The facts' vertical and horizontal scroll positions and the diagnoses' vertical."""
         return (self.tree.verticalScrollBar().value(), self.tree.horizontalScrollBar().value(),
-                self.diagnoses_scroll.verticalScrollBar().value())
+                self.diagnoses.verticalScrollBar().value())
 
     def _restore_view(self, collapsed: set[str], scroll: tuple[int, int, int]) -> None:
         for i in range(self.tree.topLevelItemCount()):
@@ -241,7 +225,7 @@ class InspectorPanel(QtWidgets.QWidget):
         self.tree.doItemsLayout()  # scroll ranges for the new rows, now
         self.tree.verticalScrollBar().setValue(scroll[0])
         self.tree.horizontalScrollBar().setValue(scroll[1])
-        self.diagnoses_scroll.verticalScrollBar().setValue(scroll[2])
+        self.diagnoses.verticalScrollBar().setValue(scroll[2])
 
     # -- events --------------------------------------------------------------------------------
 
@@ -294,13 +278,14 @@ class InspectorPanel(QtWidgets.QWidget):
         self._cancel_task()
         self._keep_view = None
         self.tree.clear()
-        self._clear_diagnoses()
+        self.diagnoses.clear()
         name = self.name
         missing = object()
         # one read: a program in the worker thread may delete the name at any moment
         value = self.workspace.get(name, missing) if name is not None else missing
         if name is None or value is missing:
-            self.title.setText(f"<i>{html.escape(self.tr('Select a value to inspect it.'))}</i>")
+            hint = self.tr("Select a value to inspect it.")
+            self.title.setText(f"<i>{html.escape(hint)}</i>")
             return
         t = theme.current()
         self.title.setText(f"<b style='font-size:120%'>{html.escape(name)}</b> "
@@ -539,8 +524,7 @@ class InspectorPanel(QtWidgets.QWidget):
     def _stats_failed(self, message: str) -> None:
         self._task = None
         self.progress.hide()
-        self._clear_diagnoses()
-        self.diagnoses.setText(html.escape(self.tr("Statistics failed: {0}").format(message)))
+        self.diagnoses.show_message(self.tr("Statistics failed: {0}").format(message))
 
     def _show_results(self, name: str, result: tuple[Stats | None, list[Diagnosis]]) -> None:
         if name != self.name:
@@ -564,55 +548,14 @@ class InspectorPanel(QtWidgets.QWidget):
                     item.setForeground(1, QtWidgets.QApplication.palette().text())
                     item.setBackground(1, _brush(color))
             group.setExpanded(True)
-        self._show_diagnoses(diags)
+        self.diagnoses.show_diagnoses(diags)
         keep, self._keep_view = self._keep_view, None
         if keep is not None:  # the language changed while these were computed
             self._restore_view(*keep)
 
-    def _clear_diagnoses(self) -> None:
-        self.diagnoses.clear()
-        self.diagnoses.show()
-        box = self.diagnosis_box.layout()
-        for label in self._diagnosis_labels:
-            if box is not None:
-                box.removeWidget(label)
-            label.deleteLater()
-        self._diagnosis_labels = []
-
-    def _show_diagnoses(self, diags: list[Diagnosis]) -> None:
-        t = theme.current()
-        self._clear_diagnoses()
-        if not diags:
-            self.diagnoses.setText(f"<span style='color:{t.ok}'>✓ "
-                                   f"{html.escape(self.tr('No common mistakes found.'))}</span>")
-            return
-        self.diagnoses.hide()
-        icon = {"error": "✖", "warning": "⚠", "info": "ℹ"}  # glyphs in DejaVu Sans
-        color = {"error": t.error, "warning": t.warning, "info": t.info}
-        box = self.diagnosis_box.layout()
-        assert isinstance(box, QtWidgets.QVBoxLayout)
-        for i, d in enumerate(diags):
-            label = QtWidgets.QLabel(
-                f"<p style='margin:2px 0 6px 0'><span style='color:{color[d.severity]}'>"
-                f"{icon[d.severity]} <b>{html.escape(d.title or d.code)}</b></span><br>"
-                f"{html.escape(d.message)}</p>")
-            label.setObjectName("diagnosis")
-            label.setWordWrap(True)
-            label.setTextFormat(QtCore.Qt.TextFormat.RichText)
-            label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-            label.setToolTip(d.code)  # the stable code, for searching and bug reports
-            label.setProperty("code", d.code)
-            box.insertWidget(1 + i, label)
-            self._diagnosis_labels.append(label)
-
     def shown_diagnoses(self) -> list[tuple[str, str]]:
         """(displayed text, tooltip) of every diagnosis shown (for tests)."""
-        doc = QtGui.QTextDocument()
-        out = []
-        for label in self._diagnosis_labels:
-            doc.setHtml(label.text())
-            out.append((doc.toPlainText(), label.toolTip()))
-        return out
+        return self.diagnoses.shown()
 
     def shown_facts(self) -> dict[str, str]:
         """key -> displayed text of every fact row (for tests)."""
@@ -676,16 +619,7 @@ def _short(qualified: str, limit: int = 26) -> str:
 
 
 def _brush(color: str) -> Any:
-    from PySide6 import QtGui
-
     c = QtGui.QColor(color)
     c.setAlpha(90)
     return QtGui.QBrush(c)
 
-
-# Texts this module translates inside f-strings, where pyside6-lupdate cannot see them:
-# listed here so they are extracted for translation (tests/qt/test_i18n.py checks this).
-_LUPDATE = (
-    QT_TRANSLATE_NOOP("InspectorPanel", "No common mistakes found."),
-    QT_TRANSLATE_NOOP("InspectorPanel", "Select a value to inspect it."),
-)
