@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from tensor_explorer.core import memory
 from tensor_explorer.core.memory_drawing import (
     MAX_CELLS,
     StripGeometry,
@@ -17,8 +18,10 @@ from tensor_explorer.core.memory_drawing import (
     compute_model,
     format_number,
     human_bytes,
+    sharing_whys,
     yielding,
 )
+from tensor_explorer.core.workspace import Workspace
 
 
 def test_views_share_one_strip_with_torch_strides_and_offsets() -> None:
@@ -128,3 +131,35 @@ def test_zoom_windows_zoom_in_around_a_byte_and_back_out() -> None:
     assert zoom.window(strip) == (0, 4000)
     zoom.reset([again], number=1)
     assert zoom.windows == {}
+
+
+def test_own_memory_is_a_value_alone_in_its_allocation() -> None:
+    base = torch.arange(4.0)
+    model = compute_model([("base", base), ("view", base[1:]), ("alone", torch.zeros(2)),
+                           ("empty", torch.empty(0, device="meta"))])
+    assert model.own_memory() == ["alone"]  # (a meta tensor has no memory to own)
+    assert [s.has_memory for s in model.strips if "empty" in [ln.name for ln in s.lanes]] == [
+        False]
+
+
+def test_sharing_whys_say_why_in_the_language_asked_and_set_whys_swaps_them() -> None:
+    ws = Workspace()
+    ws.run("array = np.arange(3.0)\nshared = torch.from_numpy(array)\nn = 3\n")
+    whys = sharing_whys(ws, "en")
+    assert "shared" in whys and "n" not in whys  # (n = 3: no call)
+    for name, why in whys.items():  # what memory.sharing_reason says of the call, plainly
+        call = ws.origin(name).call
+        assert call is not None
+        assert why == (memory.sharing_reason(name, call, lang="en") or "").replace("`", "")
+        assert "`" not in why
+    zh = sharing_whys(ws, "zh")
+    assert zh["shared"] != whys["shared"]
+
+    model = compute_model(list(ws.items()), whys)
+    lane = model.lane("shared")
+    assert lane is not None and lane.why == whys["shared"]
+    assert model.whys == whys
+    model.set_whys(zh)
+    assert model.whys == zh and lane.why == zh["shared"]
+    model.set_whys({})  # a value the new sentences lack keeps its own
+    assert model.whys == zh and lane.why == zh["shared"]

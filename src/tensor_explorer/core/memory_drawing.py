@@ -24,13 +24,16 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.ma  # (np.unique imports it on first use: here, not in a worker, where the
 import torch  # import holds the UI thread up for ~0.1 s)
 
 from . import memory
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
 __all__ = [
     "EAGER_CELLS",
@@ -47,6 +50,7 @@ __all__ = [
     "compute_model",
     "format_number",
     "human_bytes",
+    "sharing_whys",
     "yielding",
 ]
 
@@ -184,6 +188,33 @@ class MemoryModel:
             if any(lane.name == name for lane in strip.lanes):
                 return strip
         return None
+
+    def own_memory(self) -> list[str]:
+        """The values alone in their allocation (no other value reads their bytes)."""
+        return [lane.name for strip in self.strips if strip.has_memory and len(strip.lanes) == 1
+                for lane in strip.lanes]
+
+    def set_whys(self, whys: Mapping[str, str]) -> None:
+        """Put the "why" sentences of ``whys`` (another language's) in place of the model's
+        and its lanes'; a value that ``whys`` lacks keeps its own."""
+        self.whys = {n: whys.get(n, w) for n, w in self.whys.items()}
+        for strip in self.strips:
+            for lane in strip.lanes:
+                if lane.why is not None:
+                    lane.why = whys.get(lane.name, lane.why)
+
+
+def sharing_whys(workspace: Workspace, lang: str) -> dict[str, str]:
+    """For each value of ``workspace`` made by a call that shares (or copies) memory, the
+    sentence that says so (:func:`memory.sharing_reason`), in ``lang``, without backticks."""
+    whys: dict[str, str] = {}
+    for name in workspace.names():
+        origin = workspace.origin(name)
+        if origin is not None and origin.call:
+            reason = memory.sharing_reason(name, origin.call, lang=lang)
+            if reason:
+                whys[name] = reason.replace("`", "")
+    return whys
 
 
 class WriteMarks:

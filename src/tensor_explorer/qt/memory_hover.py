@@ -5,18 +5,21 @@ rate-limits the pointer's moves (a single-shot timer), finds the element or byte
 :func:`tensor_explorer.core.memory.readers` for every element that reads the same bytes, lights
 them on the panel's scene items and writes the hover line. It remembers what it lit, to light it
 again after a redraw. Its texts belong to the panel's translation context ("MemoryPanel").
+What it says goes to a :class:`HoverLine` under the drawing, of fixed height.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import QCoreApplication
 
 from ..core import memory
 from ..core.memory_drawing import LaneModel, StripModel
+from .memory_layout import wrap
 from .memory_view import BytesItem, LaneItem
 
 if TYPE_CHECKING:
@@ -25,6 +28,59 @@ if TYPE_CHECKING:
 translate = QCoreApplication.translate
 
 HOVER_INTERVAL_MS = 30  # at most ~33 hover updates a second
+INFO_LINES = 2  # the hover line's fixed height, in lines (longer texts end in "…")
+
+
+class HoverLine(QtWidgets.QLabel):
+    """The line under the drawing that says what is hovered: always there, its height fixed
+    (:data:`INFO_LINES` lines, so the drawing never moves); a text longer than its lines ends
+    in "…" and the tool tip has it all."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWordWrap(True)
+        self.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                           QtWidgets.QSizePolicy.Policy.Fixed)
+        self.full_text = ""  # what is said, before eliding
+
+    def say(self, text: str | None) -> None:
+        """Show ``text`` (None: nothing), elided to the line's height."""
+        self.full_text = text or ""
+        self.fit()
+
+    def bold_font(self) -> QtGui.QFont:
+        font = QtGui.QFont(self.font())
+        font.setBold(True)
+        return font
+
+    def restyle(self, colour: str) -> None:
+        """Bold text in ``colour``; the height of :data:`INFO_LINES` lines of it."""
+        self.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        self.ensurePolished()
+        self.setFixedHeight(math.ceil(
+            QtGui.QFontMetricsF(self.bold_font()).lineSpacing() * INFO_LINES)
+            + 2 * self.margin() + 2)
+        self.fit()
+
+    def fit(self) -> None:
+        """Wrap the text to the line's width again (after a resize or a new font)."""
+        text = self.full_text
+        width = self.width() - 2 * self.margin()
+        font = self.bold_font()
+        lines = wrap(text, font, width) if text and width > 0 else [text]
+        if len(lines) > INFO_LINES:
+            fm = QtGui.QFontMetricsF(font)
+            last = fm.elidedText(" ".join(lines[INFO_LINES - 1:]),
+                                 QtCore.Qt.TextElideMode.ElideRight, width)
+            shown = "\n".join([*lines[:INFO_LINES - 1], last])
+            self.setToolTip(text)
+        else:
+            shown = text
+            self.setToolTip("")
+        if self.text() != shown:
+            self.setText(shown)
 
 
 class MemoryHover(QtCore.QObject):

@@ -30,24 +30,31 @@ workspace: connect ``ValuesPanel.edited`` to :meth:`MemoryPanel.value_written`.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import memory
-from ..core.memory_drawing import MemoryModel, StripModel, WriteMarks, ZoomWindows, compute_model
+from ..core.memory_drawing import (
+    MemoryModel,
+    StripModel,
+    WriteMarks,
+    ZoomWindows,
+    compute_model,
+    sharing_whys,
+)
 from . import i18n, memory_texts, theme
 from .bridge import WorkspaceBridge
-from .memory_hover import MemoryHover
-from .memory_layout import MemoryLayout, wrap
+from .memory_hover import INFO_LINES, HoverLine, MemoryHover
+from .memory_layout import MemoryLayout
 from .memory_relations import FETCH_ROWS, RelationModel, RelationTable, Slices
-from .memory_view import LaneItem, Palette
+from .memory_view import LaneItem, Palette, palette_for
 from .workers import Task
 
+__all__ = ["INFO_LINES", "KIND_ORDER", "MemoryPanel"]
+
 KIND_ORDER = ("alias", "contains", "overlap", "same-storage")
-INFO_LINES = 2  # the hover line's fixed height, in lines (longer texts end in "…")
 
 
 class _View(QtWidgets.QGraphicsView):
@@ -64,11 +71,11 @@ class _View(QtWidgets.QGraphicsView):
         self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:
-        self.panel._queue_hover(self.mapToScene(event.position().toPoint()))
+        self.panel.hover.queue(self.mapToScene(event.position().toPoint()))
         super().mouseMoveEvent(event)
 
     def leaveEvent(self, event: QtCore.QEvent) -> None:
-        self.panel._queue_hover(None)
+        self.panel.hover.queue(None)
         super().leaveEvent(event)
 
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
@@ -160,14 +167,7 @@ class MemoryPanel(QtWidgets.QWidget):
     def _build_drawing(self) -> None:
         """The drawing and, under it, the hover line (its height fixed, so hovering never
         moves a cell)."""
-        self.info = QtWidgets.QLabel()
-        self.info.setWordWrap(True)
-        self.info.setTextFormat(QtCore.Qt.TextFormat.PlainText)
-        self.info.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft
-                               | QtCore.Qt.AlignmentFlag.AlignTop)
-        self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
-                                QtWidgets.QSizePolicy.Policy.Fixed)
-        self._info_text = ""
+        self.info = HoverLine()
         self.scene = QtWidgets.QGraphicsScene(self)
         self.view = _View(self)
         self.view.setScene(self.scene)
@@ -180,7 +180,7 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def _build_relations(self) -> None:
         """The relation list, its title and the note under it."""
-        self.relations = RelationModel(self, self)
+        self.relations = RelationModel(memory_texts, self)  # (its words: memory_texts')
         self.table = RelationTable(self.relations, slices=self.slices)
         self.table.selectionModel().selectionChanged.connect(self._row_selected)
         self.relations.counted.connect(self._set_note)
@@ -199,7 +199,7 @@ class MemoryPanel(QtWidgets.QWidget):
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_split()
-        self._fit_info()
+        self.info.fit()
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
@@ -231,22 +231,9 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def _set_texts(self) -> None:
         """The static texts (legend, list title, column headers) in the current language."""
-        self.legend.setText(self.tr(
-            "Grey strip = one block of memory. Rows = values, drawn on the bytes they read. "
-            "Same strip = shared memory. Hover a cell."))
-        self.legend.setToolTip(self.tr(
-            "Each grey strip is one block of memory (an allocation), its bytes numbered from 0. "
-            "Each coloured row under it is a value, drawn on the bytes it reads. Values in the "
-            "same strip share memory; a separate strip is separate memory. Hover a cell to light "
-            "up every element that reads the same bytes.") + "\n\n" + self.tr(
-            "Hover a cell: its bytes and every element that reads them light up. Wheel over a "
-            "strip zooms into its bytes; double-click zooms out."))
-        self.table_title.setText(self.tr("Values that share memory"))
-
-    def headers(self) -> list[str]:
-        """The relation list's column headers."""
-        return [self.tr("a"), self.tr("b"), self.tr("relation"), self.tr("shared bytes"),
-                self.tr("why")]
+        self.legend.setText(memory_texts.legend())
+        self.legend.setToolTip(memory_texts.legend_tip())
+        self.table_title.setText(memory_texts.table_title())
 
     def retranslate(self) -> None:
         """Show every text in the language just installed, in place: the model is not
@@ -280,74 +267,23 @@ class MemoryPanel(QtWidgets.QWidget):
         bar.setValue(top if bar.maximum() == old_max or not old_max
                      else round(top / old_max * bar.maximum()))
         if self.hover.pos is None and hovered is not None:
-            self._rehover(hovered)
+            self.hover.rehover(hovered)
 
     def _whys(self) -> dict[str, str]:
-        """For each workspace value made by a call that shares (or copies) memory, the
-        sentence that says so, in the current language."""
-        ws = self.bridge.workspace
-        whys: dict[str, str] = {}
-        for name in ws.names():
-            origin = ws.origin(name)
-            if origin is not None and origin.call:
-                reason = memory.sharing_reason(name, origin.call, lang=i18n.current())
-                if reason:
-                    whys[name] = reason.replace("`", "")
-        return whys
+        """The "why" sentences of the workspace's values, in the current language."""
+        return sharing_whys(self.bridge.workspace, i18n.current())
 
     def _translate_whys(self, model: MemoryModel, lang: str) -> str:
         """Put ``model``'s "why" sentences, written in ``lang``, into the current language;
         returns the current language."""
         now = i18n.current()
-        if lang == now:
-            return now
-        whys = self._whys()
-        model.whys = {n: whys.get(n, w) for n, w in model.whys.items()}
-        for strip in model.strips:
-            for lane in strip.lanes:
-                if lane.why is not None:
-                    lane.why = whys.get(lane.name, lane.why)
+        if lang != now:
+            model.set_whys(self._whys())
         return now
 
-    def kind_text(self, kind: str, a: str = "a", b: str = "b") -> str:
-        """The relation kind of the pair (``a``, ``b``) in words a learner reads, naming them."""
-        return memory_texts.kind_text(kind, a, b)
-
-    def kind_tip(self, kind: str, a: str = "a", b: str = "b") -> str:
-        """The tool tip of a relation kind, naming both values."""
-        return memory_texts.kind_tip(kind, a, b)
-
-    def pending_text(self, a: str, b: str) -> str:
-        """The relation cell of a pair still being counted."""
-        return self.tr("overlap? counting…")
-
     def _set_info(self, text: str | None) -> None:
-        """The hover line: always there, its height fixed (the drawing never moves); a text
-        longer than its lines ends in "…" and the tool tip has it all."""
-        self._info_text = text or ""
-        self._fit_info()
-
-    def _info_font(self) -> QtGui.QFont:
-        font = QtGui.QFont(self.info.font())
-        font.setBold(True)
-        return font
-
-    def _fit_info(self) -> None:
-        text = self._info_text
-        width = self.info.width() - 2 * self.info.margin()
-        font = self._info_font()
-        lines = wrap(text, font, width) if text and width > 0 else [text]
-        if len(lines) > INFO_LINES:
-            fm = QtGui.QFontMetricsF(font)
-            last = fm.elidedText(" ".join(lines[INFO_LINES - 1:]),
-                                 QtCore.Qt.TextElideMode.ElideRight, width)
-            shown = "\n".join([*lines[:INFO_LINES - 1], last])
-            self.info.setToolTip(text)
-        else:
-            shown = text
-            self.info.setToolTip("")
-        if self.info.text() != shown:
-            self.info.setText(shown)
+        """The hover line (:class:`~.memory_hover.HoverLine`) says ``text``."""
+        self.info.say(text)
 
     # ------------------------------------------------------------------ model
 
@@ -407,7 +343,7 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def _draw_failure(self) -> None:
         self.drawing.clear()
-        self.scene.addSimpleText(self.tr("The memory drawing failed: {0}").format(self._failure))
+        self.scene.addSimpleText(memory_texts.failure(str(self._failure)))
 
     @QtCore.Slot(str)
     def _note_changed(self, name: str) -> None:
@@ -440,22 +376,7 @@ class MemoryPanel(QtWidgets.QWidget):
     @QtCore.Slot()
     def _set_note(self, *_: object) -> None:
         """The lines under the relation list."""
-        own = [lane.name for strip in self.model.strips if strip.has_memory
-               and len(strip.lanes) == 1 for lane in strip.lanes]
-        lines = []
-        if not self.model.pairs:
-            lines.append(self.tr("No two values share memory."))
-        elif self.relations.pending():
-            n = self.relations.pending()
-            lines.append(self.tr("Counting the shared bytes of 1 pair…") if n == 1 else
-                         self.tr("Counting the shared bytes of {0} pairs…").format(n))
-        if own:
-            lines.append(self.tr("Own memory (no other value reads its bytes): {0}").format(
-                ", ".join(own)))
-        if self.model.skipped:
-            lines.append(self.tr("Not tensors or arrays, not drawn: {0}").format(
-                ", ".join(self.model.skipped)))
-        self.note.setText("\n".join(lines))
+        self.note.setText(memory_texts.relation_note(self.model, self.relations.pending()))
 
     def relation_rows(self) -> list[tuple[str, str, str, int, str]]:
         """(a, b, kind, shared bytes, why) for each row of the relation list read so far (the
@@ -485,31 +406,14 @@ class MemoryPanel(QtWidgets.QWidget):
 
     def palette_now(self) -> Palette:
         """The colours and fonts of the drawing, for the current theme and text size."""
-        t = theme.current()
-        s = theme.state().scale
-        c = QtGui.QColor
-        font = QtGui.QFont(self.font())
-        font.setPointSizeF(9.0 * s)
-        small = QtGui.QFont(self.font())
-        small.setPointSizeF(max(8.0 * s, theme.min_point_size()))
-        bold = QtGui.QFont(self.font())
-        bold.setPointSizeF(10.0 * s)
-        bold.setBold(True)
-        return Palette(c(t.text), c(t.muted), c(t.border), c(t.base), c(t.alt_base), c(t.accent),
-                       c(t.highlight_text), c(t.warning), [c(x) for x in t.series], font, small,
-                       bold, s)
+        return palette_for(self.font())
 
     @QtCore.Slot()
     def _restyle(self) -> None:
         t = theme.current()
         self.view.setBackgroundBrush(QtGui.QColor(t.base))
         self.legend.setStyleSheet(f"color: {t.muted};")
-        self.info.setStyleSheet(f"color: {t.text}; font-weight: bold;")
-        self.info.ensurePolished()
-        self.info.setFixedHeight(math.ceil(
-            QtGui.QFontMetricsF(self._info_font()).lineSpacing() * INFO_LINES)
-            + 2 * self.info.margin() + 2)
-        self._fit_info()
+        self.info.restyle(t.text)
         self.table.remeasure()  # (a larger font: wider columns, taller rows)
         if self._ready:
             self.redraw_keeping_view()
@@ -522,7 +426,7 @@ class MemoryPanel(QtWidgets.QWidget):
         part (:class:`~.memory_layout.MemoryLayout`)."""
         self.drawing.start()
         if self.hover.pos is not None:
-            self._hover_now()
+            self.hover.now()
 
     def is_laid_out(self) -> bool:
         """True when every row of the drawing has its place (at the view's width)."""
@@ -575,7 +479,6 @@ class MemoryPanel(QtWidgets.QWidget):
             return None
         return self.view.mapFromScene(item.sceneBoundingRect()).boundingRect()
 
-
     # ------------------------------------------------------------------ zoom (ZoomWindows)
 
     def strip_at(self, pos: QtCore.QPointF) -> StripModel | None:
@@ -612,13 +515,6 @@ class MemoryPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ hover (MemoryHover)
 
-    def _queue_hover(self, pos: QtCore.QPointF | None) -> None:
-        self.hover.queue(pos)
-
-    @QtCore.Slot()
-    def _hover_now(self) -> None:
-        self.hover.now()
-
     def hover_at(self, pos: QtCore.QPointF) -> dict[str, list[tuple[int, ...]]]:
         """Hover the scene point ``pos`` (see :meth:`MemoryHover.at`)."""
         return self.hover.at(pos)
@@ -627,9 +523,6 @@ class MemoryPanel(QtWidgets.QWidget):
         """Light up element ``index`` of ``name``, its bytes, and every element of every value
         that reads them. Returns ``{value name: [index, ...]}`` of what is lit."""
         return self.hover.element(name, index)
-
-    def _rehover(self, hovered: tuple[object, ...]) -> None:
-        self.hover.rehover(hovered)
 
     def clear_hover(self) -> None:
         """Nothing lit."""

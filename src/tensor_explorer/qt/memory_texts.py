@@ -1,16 +1,80 @@
-"""The Memory panel's words: strip captions, a value's detail line, the relation kinds.
+"""The Memory panel's words: the legend, strip captions, a value's detail line, the relation
+list's headers, kinds and note.
 
 Plain functions of the core model (:mod:`tensor_explorer.core.memory_drawing`), in the current
-language; their texts belong to the panel's translation context ("MemoryPanel").
+language; their texts belong to the panel's translation context ("MemoryPanel"). The module is
+what the panel gives its relation list (:class:`~.memory_relations.RelationModel`) as ``texts``:
+:func:`headers`, :func:`kind_text`, :func:`kind_tip`, :func:`pending_text`.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from ..core.memory_drawing import LaneModel, StripModel, WriteMarks, human_bytes
+from ..core.memory_drawing import LaneModel, MemoryModel, StripModel, WriteMarks, human_bytes
 
 translate = QCoreApplication.translate
+
+
+def legend() -> str:
+    """The line over the drawing."""
+    return translate("MemoryPanel",
+        "Grey strip = one block of memory. Rows = values, drawn on the bytes they read. "
+        "Same strip = shared memory. Hover a cell.")
+
+
+def legend_tip() -> str:
+    """The legend's tool tip: what the drawing shows and how to hover and zoom it."""
+    return translate("MemoryPanel",
+        "Each grey strip is one block of memory (an allocation), its bytes numbered from 0. "
+        "Each coloured row under it is a value, drawn on the bytes it reads. Values in the "
+        "same strip share memory; a separate strip is separate memory. Hover a cell to light "
+        "up every element that reads the same bytes.") + "\n\n" + translate("MemoryPanel",
+        "Hover a cell: its bytes and every element that reads them light up. Wheel over a "
+        "strip zooms into its bytes; double-click zooms out.")
+
+
+def table_title() -> str:
+    """The relation list's title."""
+    return translate("MemoryPanel", "Values that share memory")
+
+
+def failure(message: str) -> str:
+    """What the drawing shows when computing it failed with ``message``."""
+    return translate("MemoryPanel", "The memory drawing failed: {0}").format(message)
+
+
+def headers() -> list[str]:
+    """The relation list's column headers."""
+    return [translate("MemoryPanel", "a"), translate("MemoryPanel", "b"),
+            translate("MemoryPanel", "relation"), translate("MemoryPanel", "shared bytes"),
+            translate("MemoryPanel", "why")]
+
+
+def pending_text(a: str, b: str) -> str:
+    """The relation cell of a pair still being counted."""
+    return translate("MemoryPanel", "overlap? counting…")
+
+
+def relation_note(model: MemoryModel, pending: int) -> str:
+    """The lines under the relation list: no pair, or ``pending`` pairs still being counted;
+    the values with memory of their own; what is not drawn."""
+    own = model.own_memory()
+    lines = []
+    if not model.pairs:
+        lines.append(translate("MemoryPanel", "No two values share memory."))
+    elif pending:
+        lines.append(translate("MemoryPanel", "Counting the shared bytes of 1 pair…")
+                     if pending == 1 else
+                     translate("MemoryPanel", "Counting the shared bytes of {0} pairs…")
+                     .format(pending))
+    if own:
+        lines.append(translate("MemoryPanel", "Own memory (no other value reads its bytes): {0}")
+                     .format(", ".join(own)))
+    if model.skipped:
+        lines.append(translate("MemoryPanel", "Not tensors or arrays, not drawn: {0}").format(
+            ", ".join(model.skipped)))
+    return "\n".join(lines)
 
 
 def strip_title(strip: StripModel) -> str:

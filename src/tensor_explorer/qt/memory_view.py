@@ -29,6 +29,7 @@ from ..core.memory_drawing import (
     human_bytes,
     yielding,
 )
+from . import theme
 
 __all__ = [
     "EAGER_CELLS",
@@ -45,6 +46,7 @@ __all__ = [
     "compute_model",
     "format_number",
     "human_bytes",
+    "palette_for",
     "yielding",
 ]
 
@@ -69,6 +71,23 @@ class Palette:
 
     def colour(self, i: int) -> QtGui.QColor:
         return self.series[i % len(self.series)]
+
+
+def palette_for(base: QtGui.QFont) -> Palette:
+    """The colours of the current theme, and fonts from ``base`` at the current text size."""
+    t = theme.current()
+    s = theme.state().scale
+    c = QtGui.QColor
+    font = QtGui.QFont(base)
+    font.setPointSizeF(9.0 * s)
+    small = QtGui.QFont(base)
+    small.setPointSizeF(max(8.0 * s, theme.min_point_size()))
+    bold = QtGui.QFont(base)
+    bold.setPointSizeF(10.0 * s)
+    bold.setBold(True)
+    return Palette(c(t.text), c(t.muted), c(t.border), c(t.base), c(t.alt_base), c(t.accent),
+                   c(t.highlight_text), c(t.warning), [c(x) for x in t.series], font, small,
+                   bold, s)
 
 
 def _cell_text_fits(fm: QtGui.QFontMetricsF, text: str, w: float) -> bool:
