@@ -74,7 +74,7 @@ def settle(qtbot: QtBot, win: MainWindow) -> None:
     def idle() -> bool:
         graph = win.panels["graph"]
         return (not win.runner.busy
-                and not any(t.running for t in win._tasks if _alive(t))
+                and not any(t.running for t in win.files.tasks if _alive(t))
                 and not (isinstance(graph, GraphPanel) and graph.busy))
 
     qtbot.waitUntil(idle, timeout=TIMEOUT)

@@ -146,7 +146,7 @@ def test_quit_with_unsaved_work_asks_and_keeps_the_last_session(qtbot: QtBot, ma
     assert last.is_file() and not (tmp_path / "recovery.txs").exists()  # clean: no "crash"
     again = make_window()
     again.autosaver = Autosaver(again, tmp_path / "recovery.txs", interval_ms=10)
-    again._update_reopen_last()
+    again.files.update_reopen_last()
     assert again.reopen_last_action.isEnabled()
     again.reopen_last_action.trigger()
     qtbot.waitUntil(lambda: "kept" in again.workspace.names(), timeout=TIMEOUT)

@@ -7,6 +7,7 @@ change). Its texts belong to the window's translation context ("MainWindow").
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
 from PySide6 import QtGui, QtWidgets
@@ -33,9 +34,9 @@ def build(win: MainWindow) -> None:
     _view_menu(win, menu)
     help_menu = menu.addMenu(translate("MainWindow", "&Help"))
     help_menu.addAction(win._action(translate("MainWindow", "Keyboard shortcuts"),
-                                    win.show_shortcuts, "F1"))
+                                    lambda: show_shortcuts(win), "F1"))
     help_menu.addAction(win._action(translate("MainWindow", "About Tensor Explorer"),
-                                    win.show_about))
+                                    lambda: show_about(win)))
     tb = win.main_toolbar
     tb.clear()  # the same bar, where it was: only its actions are new
     tb.setWindowTitle(translate("MainWindow", "Main"))
@@ -49,10 +50,10 @@ def _file_menu(win: MainWindow, menu: QtWidgets.QMenuBar) -> None:
     file_menu.addAction(win.new_action)
     file_menu.addAction(win.open_action)
     win.recent_menu = file_menu.addMenu(translate("MainWindow", "Open &recent"))
-    win._fill_recent_menu()
+    win.files.fill_recent_menu()
     file_menu.addAction(win.reopen_last_action)
-    file_menu.aboutToShow.connect(win._update_reopen_last)
-    win._update_reopen_last()
+    file_menu.aboutToShow.connect(win.files.update_reopen_last)
+    win.files.update_reopen_last()
     file_menu.addSeparator()
     file_menu.addAction(win.save_session_action)
     file_menu.addAction(win.save_script_action)
@@ -93,3 +94,29 @@ def _view_menu(win: MainWindow, menu: QtWidgets.QMenuBar) -> None:
         lang_menu.addAction(a)
     view_menu.addSeparator()
     view_menu.addAction(win.reset_layout_action)
+
+
+def show_shortcuts(win: MainWindow) -> None:
+    """Help ▸ Keyboard shortcuts."""
+    rows = [
+        ("Ctrl+O", translate("MainWindow", "Open files")),
+        ("Ctrl+Enter", translate("MainWindow", "Run the code bar")),
+        ("Ctrl+.", translate("MainWindow", "Stop a running program")),
+        ("F2", translate("MainWindow", "Rename value")),
+        ("Del", translate("MainWindow", "Delete value")),
+        ("Ctrl+D", translate("MainWindow", "Duplicate value (clone)")),
+        ("F5", translate("MainWindow", "Presentation mode")),
+        ("Ctrl+Shift+D", translate("MainWindow", "Dark theme")),
+        ("Ctrl+E", translate("MainWindow", "Export panel as image")),
+    ]
+    text = "<table>" + "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{html.escape(v)}"
+                               f"</td></tr>" for k, v in rows) + "</table>"
+    QtWidgets.QMessageBox.information(win, translate("MainWindow", "Keyboard shortcuts"), text)
+
+
+def show_about(win: MainWindow) -> None:
+    """Help ▸ About Tensor Explorer."""
+    QtWidgets.QMessageBox.about(
+        win, translate("MainWindow", "About Tensor Explorer"),
+        translate("MainWindow", "Tensor Explorer shows what a tensor is, which values share "
+                  "memory, and how autograd flows."))

@@ -7,7 +7,6 @@ theme, language, presentation mode, recent files) remembered between runs.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import html
 import math
@@ -18,35 +17,22 @@ from typing import TYPE_CHECKING, Any, cast
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..core import trust as core_trust
-from ..core.lessons import is_lesson
-from ..core.loading import LoadError
 from ..core.preview import write_refusal
 from ..core.runner import ProgramError
-from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
 from ..core.workspace import Workspace
-from . import fonts, i18n, main_menus, theme
+from . import i18n, main_menus, theme
 from .autosave import last_session_path
 from .bridge import WorkspaceBridge
 from .console_panel import ConsolePanel
-from .docks import (
-    LAYOUT_VERSION,
-    PANELS,
-    DockTitleBar,
-    PanelFrame,
-    Stage,
-    default_state,
-    restore,
-    settle_layouts,
-    side_state,
-)
+from .docks import LAYOUT_VERSION, PANELS, DockTitleBar, PanelFrame, Stage, default_state
 from .edit_actions import EditActions
 from .inspector_panel import InspectorPanel
 from .lesson_panel import LessonPanel
 from .run_controller import RunController
 from .undo_actions import UndoController
 from .values_panel import ValuesPanel
-from .workers import Task
+from .window_files import WindowFiles
+from .window_layout import WindowLayout
 from .workspace_panel import WorkspacePanel
 
 if TYPE_CHECKING:
@@ -55,8 +41,6 @@ if TYPE_CHECKING:
 
 #: panels built only when first shown or used (start-up builds what is visible)
 LAZY = ("build", "memory", "graph", "code")
-OPENABLE = ("*.npy", "*.npz", "*.py", "*.md", "*.txs")
-MAX_RECENT = 8
 
 
 def literal(value: Any) -> str:
@@ -182,7 +166,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setDockNestingEnabled(True)
         self.setAnimated(False)  # no half-moved docks or stale tab bars in screenshots
         self.setWindowTitle("Tensor Explorer")
-        self._tasks: list[Task] = []
+        #: opening and saving files (File menu, drops, recent files, trust)
+        self.files = WindowFiles(self)
+        #: where the docks go (remembered, default and lesson layouts, presentation mode)
+        self.dock_layout = WindowLayout(self)
         if settings is not None:  # remembered look; without settings keep the current one
             presentation = self._setting("presentation", "false") == "true"
             i18n.install(self._setting("language", "en"))
@@ -205,17 +192,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_ui()
         self.runner.failed.connect(self._run_failed)
         self.runner.busy_changed.connect(self._busy_changed)
-        #: the program from a file that ran restricted, for the Trust button: path, bytes, text
-        self._untrusted: tuple[Path, bytes, str] | None = None
         console = self.panels["console"]
         assert isinstance(console, ConsolePanel)
-        console.trust_bar.trusted.connect(self._trust_program)
+        console.trust_bar.trusted.connect(self.files.trust_program)
         theme.state().changed.connect(self._steady_bars)
         self._steady_bars()
         self.bridge.selected.connect(self._update_status)
         self.bridge.modified.connect(self._update_status)
         self.resize(1280, 800)
-        self._restore_layout()
+        self.dock_layout.restore_saved()
         if theme.state().presentation:
             self.stage.enter()
         self._update_status()
@@ -231,41 +216,9 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.settings is not None:
             self.settings.setValue(key, value)
 
-    def _restore_layout(self) -> None:
-        self._restored = False
-        if self.settings is None:
-            return
-        version: Any = self.settings.value("layout_version", 0)  # int, or str from an ini file
-        if int(version or 0) != LAYOUT_VERSION:
-            return
-        geo = self.settings.value("geometry")
-        state = self.settings.value("window_state")
-        if isinstance(geo, QtCore.QByteArray):
-            self.restoreGeometry(geo)
-        if isinstance(state, QtCore.QByteArray):
-            self._restored = self.restore_layout_state(state)
-
-    def save_layout(self) -> None:
-        """Remember geometry and docks (the normal arrangement, also in presentation mode)."""
-        normal = self.stage.saved_state() if self.stage.active else None
-        self._store("geometry", self.saveGeometry())
-        self._store("window_state", normal or self.saveState(LAYOUT_VERSION))
-        self._store("layout_version", LAYOUT_VERSION)
-
     def recent_files(self) -> list[str]:
-        if self.settings is None:
-            return []
-        value: Any = self.settings.value("recent", [])  # a list, a str, or None
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
-
-    def _remember_file(self, path: str) -> None:
-        if self.settings is None:
-            return
-        recent = [p for p in self.recent_files() if p != path]
-        self._store("recent", [path, *recent][:MAX_RECENT])
-        self._fill_recent_menu()
+        """The files opened last, newest first (File ▸ Open recent)."""
+        return self.files.recent_files()
 
     # -- building the UI -----------------------------------------------------------------------
 
@@ -310,7 +263,6 @@ class MainWindow(QtWidgets.QMainWindow):
         # presentation mode's arrangement; its bar of panel buttons on the next line
         self.stage = Stage(self, self.docks, self._left_panel, self.show_panel)
         self.restoreState(default_state(), LAYOUT_VERSION)
-        self._sized = False
         self.stage.retitle(self.dock_titles())
         self._build_menus()
 
@@ -380,24 +332,9 @@ class MainWindow(QtWidgets.QMainWindow):
         if visible and name not in self.panels:
             self.panels[name]
 
-    def apply_default_sizes(self) -> None:
-        """Give the default dock layout sensible proportions for the window's size."""
-        w, h = max(self.width(), 800), max(self.height(), 500)
-        self.resizeDocks([self.docks["workspace"], self.docks["values"]],
-                         [int(w * 0.32), int(w * 0.68)], QtCore.Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["workspace"], self.docks["inspector"]],
-                         [int(h * 0.3), int(h * 0.7)], QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["values"], self.docks["console"]],
-                         [int(h * 0.68), int(h * 0.32)], QtCore.Qt.Orientation.Vertical)
-        self._sized = True
-
     def showEvent(self, e: QtGui.QShowEvent) -> None:
         super().showEvent(e)
-        if self.stage.active and not self._sized:  # started in presentation mode
-            self.stage.size_docks()
-            self._sized = True
-        elif not self._sized and not self._restored:
-            self.apply_default_sizes()
+        self.dock_layout.shown()
 
     def _action(self, text: str, slot: Callable[..., Any],
                 shortcut: str | QtGui.QKeySequence | QtGui.QKeySequence.StandardKey
@@ -418,20 +355,21 @@ class MainWindow(QtWidgets.QMainWindow):
                                        tip=self.tr("Start again with an empty workspace "
                                                    "(Edit ▸ Undo brings it back)"))
         self.reopen_last_action = self._action(
-            self.tr("Reopen &last session"), self.reopen_last_session,
+            self.tr("Reopen &last session"), self.files.reopen_last_session,
             tip=self.tr("The values and history the window had when it was last closed"))
-        self.open_action = self._action(self.tr("&Open…"), self.open_dialog, ks.Open,
+        self.open_action = self._action(self.tr("&Open…"), self.files.open_dialog, ks.Open,
                                         tip=self.tr("Open .npy, .npz, .py, lesson .md or "
                                                     "session .txs files"))
         self.save_session_action = self._action(self.tr("&Save session…"),
-                                                self.save_session_dialog, ks.Save,
+                                                self.files.save_session_dialog, ks.Save,
                                                 tip=self.tr("Save every value, its gradient "
                                                             "and the history in one .txs file"))
         self.save_script_action = self._action(self.tr("Save code as .py…"),
                                                lambda: cast("CodePanel",
                                                             self.panels["code"]).save_dialog(),
                                                "Ctrl+Shift+S")
-        self.export_action = self._action(self.tr("Export panel as image…"), self.export_dialog,
+        self.export_action = self._action(self.tr("Export panel as image…"),
+                                          self.files.export_dialog,
                                           "Ctrl+E")
         self.quit_action = self._action(self.tr("&Quit"), self.close, ks.Quit)
         console = self.panels["console"]
@@ -453,14 +391,6 @@ class MainWindow(QtWidgets.QMainWindow):
         main_menus.build(self)  # the menu bar and the tool bar
         self.addAction(self.run_action)
 
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        recent = self.recent_files()
-        for path in recent:
-            # PySide6 stub: overlapping addAction(text, callable) overloads hide the lambda's type
-            self.recent_menu.addAction(path, lambda p=path: self.open_paths([p]))  # type: ignore[misc]
-        self.recent_menu.setEnabled(bool(recent))
-
     # -- look ----------------------------------------------------------------------------------
 
     def toggle_dark(self, checked: bool | None = None) -> None:
@@ -477,48 +407,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self.set_presentation(on)
 
     def set_presentation(self, on: bool) -> None:
-        """Presentation mode: text 1.6× larger and the docks rearranged for a projector (the
-        left panel and one panel on a stage, see :mod:`.docks`); off again restores the docks
-        exactly as they were."""
-        if on and not self.stage.active:
-            normal = self.saveState(LAYOUT_VERSION)
-            theme.state().apply(scale=theme.PRESENTATION_SCALE)
-            self.stage.enter(normal)
-        elif not on and self.stage.active:
-            saved = self.stage.leave()
-            theme.state().apply(scale=1.0)
-            settle_layouts()  # the bars at their normal height first, or the docks absorb it
-            if saved is not None:
-                self.restore_layout_state(saved)
-                if saved is side_state("lesson"):
-                    self._size_side_layout()
-                elif saved is default_state():
-                    self.apply_default_sizes()
-        else:
-            theme.state().apply(scale=theme.PRESENTATION_SCALE if on else 1.0)
+        """Presentation mode on or off (:meth:`.WindowLayout.present`), remembered."""
+        self.dock_layout.present(on)
         self.present_action.setChecked(on)
         self._store("presentation", "true" if on else "false")
 
     @QtCore.Slot()
     def _steady_bars(self) -> None:
-        """Menu, tool and status bar as tall in one language as in the other: the Chinese
-        face has taller lines, and a bar that grew would take its height from the docks (a
-        dock would shrink a little at every switch)."""
-        size = theme.BASE_POINT_SIZE * theme.state().scale
-        for bar in (self.menuBar(), self.main_toolbar):
-            bar.setMinimumHeight(0)
-            heights = []
-            for lang in i18n.LANGUAGES:
-                bar.setFont(fonts.ui_font(size, lang))
-                layout = bar.layout()
-                if layout is not None:
-                    layout.invalidate()
-                heights.append(bar.sizeHint().height())
-            bar.setFont(QtGui.QFont())  # the application's font again
-            bar.setMinimumHeight(max(heights))
-        # the status bar is as tall as its text: give its label the taller language's line
-        self.status_label.setMinimumHeight(max(
-            QtGui.QFontMetrics(fonts.ui_font(size, lang)).height() for lang in i18n.LANGUAGES))
+        self.dock_layout.steady_bars()
 
     def _left_panel(self) -> str:
         """The panel presentation mode keeps on the left: the lesson when one is open."""
@@ -535,16 +431,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.retranslate()
 
     def reset_layout(self) -> None:
-        """Put every dock back where the default layout has it (nothing is rebuilt); in
-        presentation mode, arrange the stage afresh (leaving it gives the default layout)."""
-        for dock in self.docks.values():
-            dock.setFloating(False)
-            dock.show()
-        if self.stage.active:
-            self.stage.enter(default_state())
-            return
-        self.restore_layout_state(default_state())
-        self.apply_default_sizes()
+        """Every dock back where the default layout has it (:meth:`.WindowLayout.reset`)."""
+        self.dock_layout.reset()
 
     # -- lessons -------------------------------------------------------------------------------
 
@@ -560,28 +448,9 @@ class MainWindow(QtWidgets.QMainWindow):
             dock.show()
             dock.raise_()
 
-    def restore_layout_state(self, state: QtCore.QByteArray) -> bool:
-        """``restoreState`` without Qt 6's stray tab bars (see :func:`.docks.restore`)."""
-        return restore(self, state)
-
     def use_lesson_layout(self) -> None:
-        """Lesson on the left (full height), every other panel tabbed on the right, also full
-        height, so the panel a step shows gets all the room. In presentation mode the stage is
-        arranged around the lesson, and this layout is the one leaving it gives."""
-        if self.stage.active:
-            self.stage.enter(side_state("lesson"))
-            return
-        self.restore_layout_state(side_state("lesson"))
-        self._size_side_layout()
-
-    def _size_side_layout(self) -> None:
-        w = max(self.width(), 800)
-        self.resizeDocks([self.docks["lesson"], self.docks["values"]],
-                         [int(w * 0.36), int(w * 0.64)], QtCore.Qt.Orientation.Horizontal)
-        h = max(self.height(), 500)  # the code bar below the panels: in view, not in the way
-        self.resizeDocks([self.docks["values"], self.docks["console"]],
-                         [int(h * 0.7), int(h * 0.3)], QtCore.Qt.Orientation.Vertical)
-        self._sized = True
+        """The lesson on the left, the other panels tabbed on the right."""
+        self.dock_layout.use_lesson_layout()
 
     def open_lesson(self, source: str, *, trusted: bool = False) -> None:
         """Open a lesson (file or shipped name) in the lesson dock and run its first step (a
@@ -592,129 +461,17 @@ class MainWindow(QtWidgets.QMainWindow):
             self.use_lesson_layout()
             self.show_panel("lesson")
             if Path(source).is_file():
-                self._remember_file(str(Path(source).resolve()))
+                self.files.remember(source)
 
     # -- opening -------------------------------------------------------------------------------
 
-    def open_dialog(self) -> None:
-        paths, _ = QtWidgets.QFileDialog.getOpenFileNames(
-            self, self.tr("Open"), "", self.tr("Arrays and programs ({0})").format(
-                " ".join(OPENABLE)))
-        if paths:
-            self.open_paths(paths)
-
-    def save_session_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, self.tr("Save session"), "session.txs", self.tr("Sessions (*.txs)"))
-        if path:
-            self.save_session(path)
-
     def save_session(self, path: str) -> bool:
         """Write the whole workspace to ``path`` (a .txs session file); False on failure."""
-        if self.runner.busy:
-            self.show_error(self.tr("Save session"), self.tr("a program is still running"))
-            return False
-        try:
-            self.workspace.save(path)
-        except (OSError, ValueError, RuntimeError) as exc:
-            self.show_error(self.tr("Save session"), str(exc))
-            return False
-        self._remember_file(str(Path(path).resolve()))
-        self.statusBar().showMessage(self.tr("Saved {0}").format(Path(path).name), 5000)
-        self.undo.saved()
-        return True
+        return self.files.save_session(path)
 
     def open_paths(self, paths: Sequence[str], *, trusted: bool = False) -> None:
-        """Open files: arrays load in the background, programs run through the runner (a
-        program or lesson file restricted unless it is trusted, or ``trusted``: ``--trust``).
-        """
-        for path in paths:
-            if is_lesson(path):
-                self.open_lesson(path, trusted=trusted)
-                continue
-            if replaces_workspace(path) and not self.confirm_replace(
-                    self.tr("Opening the session “{0}” replaces them.").format(Path(path).name)):
-                continue
-            if Path(path).suffix.lower() == ".py":
-                self._open_program(path, trusted=trusted)
-            else:
-                self._open_arrays(path)
-
-    def _open_program(self, path: str, *, trusted: bool = False) -> None:
-        p = Path(path)
-        try:
-            if p.is_dir():
-                raise LoadError(f"{p.name}: is a folder, not a program")
-            data = p.read_bytes()
-            if len(data) > 1 << 20:
-                raise LoadError(f"{p.name}: a program of {len(data):,} bytes is too large")
-            source = data.decode("utf-8")
-        except FileNotFoundError:
-            self.show_error(self.tr("Could not open {0}").format(p.name), f"{p.name}: no such file")
-            return
-        except UnicodeDecodeError:
-            self.show_error(self.tr("Could not open {0}").format(p.name),
-                            f"{p.name}: not a UTF-8 text file")
-            return
-        except (OSError, LoadError) as exc:
-            self.show_error(self.tr("Could not open {0}").format(p.name),
-                            str(exc) if isinstance(exc, LoadError) else
-                            f"{p.name}: could not be read ({getattr(exc, 'strerror', exc)})")
-            return
-        self._remember_file(str(Path(path).resolve()))
-        trusted = trusted or core_trust.is_trusted(p, data)
-        console = self.panels["console"]
-        assert isinstance(console, ConsolePanel)
-        if trusted:
-            console.trust_bar.dismiss()
-        else:
-            name = p.name
-            console.trust_bar.ask(lambda: self.tr(
-                "{0} came from a file and ran restricted: imports beyond torch, NumPy and math, "
-                "file access and other risky calls are refused. Trust it only if you trust "
-                "where it came from.").format(name))
-            self._untrusted = (p, data, source)
-        self.runner.run(source, restricted=not trusted)
-
-    def _trust_program(self) -> None:
-        """Trust the program the bar is about (its content, as it was opened) and run it again
-        as full Python."""
-        if self._untrusted is None:
-            return
-        path, data, source = self._untrusted
-        console = self.panels["console"]
-        assert isinstance(console, ConsolePanel)
-        try:
-            core_trust.trust(data)
-        except OSError as exc:
-            self.show_error(self.tr("Could not trust {0}").format(path.name), str(exc))
-            return
-        self._untrusted = None
-        console.trust_bar.dismiss()
-        self.runner.run(source, restricted=False)
-
-    def _open_arrays(self, path: str) -> None:
-        def work(progress: Any, cancel: Any) -> list[str]:
-            return open_into(self.workspace, path)
-
-        task = Task(work, parent=self)
-        self._tasks.append(task)
-        self.statusBar().showMessage(self.tr("Opening {0}…").format(Path(path).name))
-
-        def done(names: list[str]) -> None:
-            self._remember_file(str(Path(path).resolve()))
-            if Path(path).suffix.lower() == SESSION_SUFFIX:  # the workspace is as saved
-                self.undo.saved()
-            live = [n for n in names if n in self.workspace]  # a program may have run since
-            if live:
-                self.workspace.selected = live[-1]
-            self.statusBar().showMessage(self.tr("Opened {0}").format(Path(path).name), 5000)
-
-        task.finished.connect(done)
-        task.failed.connect(lambda msg: self.show_error(
-            self.tr("Could not open {0}").format(Path(path).name),
-            msg.split(": ", 1)[1] if msg.startswith(("LoadError", "RuntimeError")) else msg))
-        task.start()
+        """Open files (:meth:`.WindowFiles.open_paths`; ``trusted``: ``--trust``)."""
+        self.files.open_paths(paths, trusted=trusted)
 
     def dragEnterEvent(self, e: QtGui.QDragEnterEvent) -> None:
         if e.mimeData().hasUrls():
@@ -723,7 +480,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def dropEvent(self, e: QtGui.QDropEvent) -> None:
         paths = [u.toLocalFile() for u in e.mimeData().urls() if u.isLocalFile()]
         if paths:
-            self.open_paths(paths)
+            self.files.open_paths(paths)
             e.acceptProposedAction()
 
     # -- feedback ------------------------------------------------------------------------------
@@ -756,22 +513,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.workspace.clear()
         self.undo.saved()
 
-    def last_session_path(self) -> Path | None:
-        """Where the last clean quit kept its workspace (None: this window is not the app's,
-        it keeps nothing)."""
-        saver = getattr(self, "autosaver", None)
-        return None if saver is None else last_session_path(saver.path)
-
-    def _update_reopen_last(self) -> None:
-        path = self.last_session_path()
-        self.reopen_last_action.setEnabled(path is not None and path.is_file())
-
-    def reopen_last_session(self) -> None:
-        """Open the workspace the window had when it was last closed."""
-        path = self.last_session_path()
-        if path is not None and path.is_file():
-            self.open_paths([str(path)])
-
     def _values_panel(self) -> ValuesPanel | None:
         """The Values panel, if it has been built."""
         dock = self.panels.get("values")
@@ -782,19 +523,13 @@ class MainWindow(QtWidgets.QMainWindow):
         panel = self.panels.get("lesson")
         return bool(getattr(panel, "stepping", False))
 
-    def _save_for_replace(self) -> bool:
-        """Ask where to save the session before the workspace is replaced; True when saved."""
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, self.tr("Save session"), "session.txs", self.tr("Sessions (*.txs)"))
-        return bool(path) and self.save_session(path)
-
     def confirm_replace(self, what: str, hint: str | None = None) -> bool:
         """Before ``what`` replaces the workspace: ask about unsaved work (Save / Discard /
         Cancel); True to go on. ``hint``: how the work comes back after Discard (default:
         Edit ▸ Undo)."""
         if not self.ask_before_losing_work:
             return True
-        return self.undo.confirm_replace(self, what, self._save_for_replace, hint)
+        return self.undo.confirm_replace(self, what, self.files.save_session_dialog, hint)
 
     def _busy_changed(self, busy: bool) -> None:
         self.undo.set_busy(busy)
@@ -816,41 +551,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.status_text = text
         self.status_label.setText(text)
 
-    def show_shortcuts(self) -> None:
-        rows = [
-            ("Ctrl+O", self.tr("Open files")), ("Ctrl+Enter", self.tr("Run the code bar")),
-            ("Ctrl+.", self.tr("Stop a running program")), ("F2", self.tr("Rename value")),
-            ("Del", self.tr("Delete value")), ("Ctrl+D", self.tr("Duplicate value (clone)")),
-            ("F5", self.tr("Presentation mode")), ("Ctrl+Shift+D", self.tr("Dark theme")),
-            ("Ctrl+E", self.tr("Export panel as image")),
-        ]
-        text = "<table>" + "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{html.escape(v)}"
-                                   f"</td></tr>" for k, v in rows) + "</table>"
-        QtWidgets.QMessageBox.information(self, self.tr("Keyboard shortcuts"), text)
-
-    def show_about(self) -> None:
-        QtWidgets.QMessageBox.about(
-            self, self.tr("About Tensor Explorer"),
-            self.tr("Tensor Explorer shows what a tensor is, which values share memory, and how "
-                    "autograd flows."))
-
-    def export_dialog(self) -> None:
-        from .screenshot import render_to_file
-
-        names = [*PANELS, "window"]
-        name, ok = QtWidgets.QInputDialog.getItem(self, self.tr("Export panel"),
-                                                  self.tr("Panel:"), names, 3, False)
-        if not ok:
-            return
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, self.tr("Export panel"), f"{name}.png", self.tr("Images (*.png *.svg)"))
-        if path:
-            widget = self if name == "window" else self.panels[name]
-            try:
-                render_to_file(widget, path, None, 1.0)
-            except (OSError, ValueError) as exc:
-                self.show_error(self.tr("Export failed"), str(exc))
-
     # -- closing -------------------------------------------------------------------------------
 
     def closeEvent(self, e: QtGui.QCloseEvent) -> None:
@@ -863,12 +563,10 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.runner.busy:
             self.runner.stop()
             self.runner.wait(2.0)
-        self.save_layout()
+        self.dock_layout.save()
         saver = getattr(self, "autosaver", None)
         if saver is not None:  # clean exit: waits for a write in flight, keeps the workspace
             # as the last session (File ▸ Reopen last session), removes the recovery file
             saver.finish(keep_as=last_session_path(saver.path))
-        for task in self._tasks:
-            with contextlib.suppress(RuntimeError):  # already delivered and deleted
-                task.cancel()
+        self.files.cancel_tasks()
         super().closeEvent(e)

@@ -1,0 +1,266 @@
+"""The main window's files: open (dialog, drop, recent, last session), save a session, trust a
+program that ran restricted, export a panel as an image.
+
+:class:`WindowFiles` does the work of the File menu for one
+:class:`~tensor_explorer.qt.main_window.MainWindow`: arrays load in the background, programs run
+through the window's runner (restricted unless trusted), sessions replace the workspace only
+after :meth:`MainWindow.confirm_replace`; a failure is a plain message (``show_error``), never a
+traceback. Its texts belong to the window's translation context ("MainWindow").
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtCore import QCoreApplication
+
+from ..core import trust as core_trust
+from ..core.lessons import is_lesson
+from ..core.loading import LoadError
+from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
+from .autosave import last_session_path
+from .console_panel import ConsolePanel
+from .docks import PANELS
+from .workers import Task
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+translate = QCoreApplication.translate
+
+OPENABLE = ("*.npy", "*.npz", "*.py", "*.md", "*.txs")
+MAX_RECENT = 8
+#: a program file larger than this is refused (it is source code to read, not data)
+MAX_PROGRAM_BYTES = 1 << 20
+
+
+class WindowFiles(QtCore.QObject):
+    """Opening and saving for ``window`` (which owns the workspace, runner and settings)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        #: background loads started here (cancelled when the window closes)
+        self.tasks: list[Task] = []
+        #: the program from a file that ran restricted, for the Trust button: path, bytes, text
+        self.untrusted: tuple[Path, bytes, str] | None = None
+
+    # -- recent files ------------------------------------------------------------------------
+
+    def recent_files(self) -> list[str]:
+        """The files opened last, newest first (none without settings)."""
+        settings = self.window.settings
+        if settings is None:
+            return []
+        value: Any = settings.value("recent", [])  # a list, a str, or None
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def remember(self, path: str | Path) -> None:
+        """Put ``path`` first in File ▸ Open recent."""
+        settings = self.window.settings
+        if settings is None:
+            return
+        path = str(Path(path).resolve())
+        recent = [p for p in self.recent_files() if p != path]
+        settings.setValue("recent", [path, *recent][:MAX_RECENT])
+        self.fill_recent_menu()
+
+    def fill_recent_menu(self) -> None:
+        menu = self.window.recent_menu
+        menu.clear()
+        recent = self.recent_files()
+        for path in recent:
+            # PySide6 stub: overlapping addAction(text, callable) overloads hide the lambda's type
+            menu.addAction(path, lambda p=path: self.open_paths([p]))  # type: ignore[misc]
+        menu.setEnabled(bool(recent))
+
+    def last_session_path(self) -> Path | None:
+        """Where the last clean quit kept its workspace (None: this window is not the app's,
+        it keeps nothing)."""
+        saver = getattr(self.window, "autosaver", None)
+        return None if saver is None else last_session_path(saver.path)
+
+    def update_reopen_last(self) -> None:
+        path = self.last_session_path()
+        self.window.reopen_last_action.setEnabled(path is not None and path.is_file())
+
+    def reopen_last_session(self) -> None:
+        """Open the workspace the window had when it was last closed."""
+        path = self.last_session_path()
+        if path is not None and path.is_file():
+            self.open_paths([str(path)])
+
+    # -- saving ------------------------------------------------------------------------------
+
+    def save_session_dialog(self) -> bool:
+        """Ask where, then save the session there; True when saved."""
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self.window, translate("MainWindow", "Save session"), "session.txs",
+            translate("MainWindow", "Sessions (*.txs)"))
+        return bool(path) and self.save_session(path)
+
+    def save_session(self, path: str) -> bool:
+        """Write the whole workspace to ``path`` (a .txs session file); False on failure."""
+        win = self.window
+        title = translate("MainWindow", "Save session")
+        if win.runner.busy:
+            win.show_error(title, translate("MainWindow", "a program is still running"))
+            return False
+        try:
+            win.workspace.save(path)
+        except (OSError, ValueError, RuntimeError) as exc:
+            win.show_error(title, str(exc))
+            return False
+        self.remember(path)
+        win.statusBar().showMessage(
+            translate("MainWindow", "Saved {0}").format(Path(path).name), 5000)
+        win.undo.saved()
+        return True
+
+    # -- opening -----------------------------------------------------------------------------
+
+    def open_dialog(self) -> None:
+        paths, _ = QtWidgets.QFileDialog.getOpenFileNames(
+            self.window, translate("MainWindow", "Open"), "",
+            translate("MainWindow", "Arrays and programs ({0})").format(" ".join(OPENABLE)))
+        if paths:
+            self.open_paths(paths)
+
+    def open_paths(self, paths: Sequence[str], *, trusted: bool = False) -> None:
+        """Open files: arrays load in the background, programs run through the runner (a
+        program or lesson file restricted unless it is trusted, or ``trusted``: ``--trust``)."""
+        win = self.window
+        for path in paths:
+            if is_lesson(path):
+                win.open_lesson(path, trusted=trusted)
+                continue
+            if replaces_workspace(path) and not win.confirm_replace(translate(
+                    "MainWindow", "Opening the session “{0}” replaces them.").format(
+                        Path(path).name)):
+                continue
+            if Path(path).suffix.lower() == ".py":
+                self.open_program(path, trusted=trusted)
+            else:
+                self.open_arrays(path)
+
+    def _read_program(self, p: Path) -> tuple[bytes, str] | None:
+        """The bytes and text of program file ``p``, or None after saying why it can't be."""
+        try:
+            if p.is_dir():
+                raise LoadError(f"{p.name}: is a folder, not a program")
+            data = p.read_bytes()
+            if len(data) > MAX_PROGRAM_BYTES:
+                raise LoadError(f"{p.name}: a program of {len(data):,} bytes is too large")
+            return data, data.decode("utf-8")
+        except FileNotFoundError:
+            why = f"{p.name}: no such file"
+        except UnicodeDecodeError:
+            why = f"{p.name}: not a UTF-8 text file"
+        except (OSError, LoadError) as exc:
+            why = (str(exc) if isinstance(exc, LoadError) else
+                   f"{p.name}: could not be read ({getattr(exc, 'strerror', exc)})")
+        self.window.show_error(translate("MainWindow", "Could not open {0}").format(p.name), why)
+        return None
+
+    def open_program(self, path: str, *, trusted: bool = False) -> None:
+        """Run a .py file: restricted, with the trust bar, unless it is trusted."""
+        p = Path(path)
+        read = self._read_program(p)
+        if read is None:
+            return
+        data, source = read
+        self.remember(p)
+        trusted = trusted or core_trust.is_trusted(p, data)
+        console = self._console()
+        if trusted:
+            console.trust_bar.dismiss()
+        else:
+            name = p.name
+            console.trust_bar.ask(lambda: translate(
+                "MainWindow",
+                "{0} came from a file and ran restricted: imports beyond torch, NumPy and math, "
+                "file access and other risky calls are refused. Trust it only if you trust "
+                "where it came from.").format(name))
+            self.untrusted = (p, data, source)
+        self.window.runner.run(source, restricted=not trusted)
+
+    def trust_program(self) -> None:
+        """Trust the program the bar is about (its content, as it was opened) and run it again
+        as full Python."""
+        if self.untrusted is None:
+            return
+        path, data, source = self.untrusted
+        try:
+            core_trust.trust(data)
+        except OSError as exc:
+            self.window.show_error(
+                translate("MainWindow", "Could not trust {0}").format(path.name), str(exc))
+            return
+        self.untrusted = None
+        self._console().trust_bar.dismiss()
+        self.window.runner.run(source, restricted=False)
+
+    def open_arrays(self, path: str) -> None:
+        """Load an array, archive or session file in the background, then select what came."""
+        win = self.window
+        name = Path(path).name
+
+        def work(progress: Any, cancel: Any) -> list[str]:
+            return open_into(win.workspace, path)
+
+        def done(names: list[str]) -> None:
+            self.remember(path)
+            if Path(path).suffix.lower() == SESSION_SUFFIX:  # the workspace is as saved
+                win.undo.saved()
+            live = [n for n in names if n in win.workspace]  # a program may have run since
+            if live:
+                win.workspace.selected = live[-1]
+            win.statusBar().showMessage(translate("MainWindow", "Opened {0}").format(name), 5000)
+
+        task = Task(work, parent=self)
+        self.tasks.append(task)
+        win.statusBar().showMessage(translate("MainWindow", "Opening {0}…").format(name))
+        task.finished.connect(done)
+        task.failed.connect(lambda msg: win.show_error(
+            translate("MainWindow", "Could not open {0}").format(name),
+            msg.split(": ", 1)[1] if msg.startswith(("LoadError", "RuntimeError")) else msg))
+        task.start()
+
+    def cancel_tasks(self) -> None:
+        """Stop the loads still running (the window is closing)."""
+        for task in self.tasks:
+            with contextlib.suppress(RuntimeError):  # already delivered and deleted
+                task.cancel()
+
+    # -- export ------------------------------------------------------------------------------
+
+    def export_dialog(self) -> None:
+        """Ask for a panel (or the whole window) and a file, and draw it there."""
+        from .screenshot import render_to_file
+
+        win = self.window
+        title = translate("MainWindow", "Export panel")
+        names = [*PANELS, "window"]
+        name, ok = QtWidgets.QInputDialog.getItem(win, title, translate("MainWindow", "Panel:"),
+                                                  names, 3, False)
+        if not ok:
+            return
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            win, title, f"{name}.png", translate("MainWindow", "Images (*.png *.svg)"))
+        if path:
+            widget = win if name == "window" else win.panels[name]
+            try:
+                render_to_file(widget, path, None, 1.0)
+            except (OSError, ValueError) as exc:
+                win.show_error(translate("MainWindow", "Export failed"), str(exc))
+
+    def _console(self) -> ConsolePanel:
+        console = self.window.panels["console"]
+        assert isinstance(console, ConsolePanel)
+        return console
