@@ -371,3 +371,29 @@ def test_replace_contents_that_fails_still_tells_the_panels() -> None:
         ws.replace_contents({"a": 1}, rebuild=rebuild)
     assert ws.track_changes  # back on
     assert rec.events == [("removed", "old"), *[("added", n) for n in ws.names()]]
+
+
+def test_held_keeps_programs_out_and_a_held_workspace_refuses_another_hold() -> None:
+    # lessons.evaluate checks an expectation under ws.held(): no program may run meanwhile,
+    # and an expectation asked for while a program runs is refused as "busy", not waited on
+    from tensor_explorer.core.lessons import evaluate
+    from tensor_explorer.core.runner import ProgramError
+
+    ws = tx.Workspace()
+    ws.run("x = torch.ones(3)")
+    with ws.held():
+        assert ws.running  # to every other caller, the workspace is busy
+        with pytest.raises(ProgramError) as info:
+            ws.run("y = x + 1")
+        assert info.value.kind == "busy"
+        with pytest.raises(ProgramError) as info, ws.held():
+            pass
+        assert info.value.kind == "busy"
+        with pytest.raises(ProgramError) as info:
+            evaluate(ws, "x.sum() == 3")
+        assert info.value.kind == "busy"
+    assert not ws.running and "y" not in ws
+    assert bool(evaluate(ws, "x.sum() == 3"))  # released again
+    with pytest.raises(ZeroDivisionError), ws.held():
+        raise ZeroDivisionError  # an error inside releases the hold too
+    assert not ws.running

@@ -676,6 +676,18 @@ class Workspace:
         """True while a program runs."""
         return self._lock.locked()
 
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold the workspace while code outside its runner evaluates against its values (a
+        lesson's expectation), so no program runs meanwhile; raises :class:`ProgramError`
+        (``kind="busy"``) at once when one is running."""
+        if not self._lock.acquire(blocking=False):
+            raise busy_error()
+        try:
+            yield
+        finally:
+            self._lock.release()
+
     def cancel(self) -> None:
         """Stop the running program (safe to call from any thread; no-op when idle)."""
         self._ctrl.cancel()
