@@ -129,11 +129,11 @@ def test_a_message_is_forgotten_when_the_workspace_runs_something() -> None:
     assert s.message is None
 
 
-def test_messages_render_in_chinese_through_tr() -> None:
+def test_messages_render_in_chinese_from_the_catalog() -> None:
     _ws, s, _ = session_on(CHAIN)
-    table = {"There is no graph to work on.": "没有可操作的计算图。"}
-    msg = Message("There is no graph to work on.")
-    assert msg.render(lambda t: table.get(t, t), "zh") == "没有可操作的计算图。"
+    msg = Message("graph.no-graph")
+    assert msg == "There is no graph to work on."
+    assert msg.render("zh") == "没有可以操作的计算图。"
     s.run(s.backward())
     s.run(s.backward())
     assert s.message is not None

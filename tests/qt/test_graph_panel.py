@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 import tensor_explorer as tx
 from tensor_explorer.core import graph_session
 from tensor_explorer.core.workspace import Workspace
-from tensor_explorer.qt import graph_panel, theme
+from tensor_explorer.qt import graph_panel, i18n, theme
 from tensor_explorer.qt.bridge import WorkspaceBridge
 from tensor_explorer.qt.graph_panel import GraphPanel, graph_target, parse_gradient
 from tensor_explorer.qt.graph_view import NodeItem
@@ -508,24 +508,36 @@ def test_thousands_of_nodes_are_painted_from_one_layer(qtbot: QtBot, panel: Grap
     assert view.node_layer.selected_key == 0
 
 
-def test_every_core_text_of_the_pane_is_extracted_for_translation() -> None:
-    """pyside6-lupdate does not read core: the texts core/graph_texts.py and
-    core/graph_session.py mark with N_ (said through the pane's _tr) must be listed in
-    graph_panel._LUPDATE, or the Chinese interface shows them in English."""
-    import ast
+def test_the_pane_says_the_core_texts_from_the_catalog(panel: GraphPanel) -> None:
+    """The texts core writes for the pane are codes of the core's one catalog, said in the
+    pane's language where they are shown: no hand-kept list for pyside6-lupdate, no N_ marks,
+    and in Chinese no English template words on the nodes, the edges or the message."""
+    import re
 
     from tensor_explorer.core import graph_texts
+    from tensor_explorer.core.catalog import render
+    from tests.core.test_graph_texts import assert_no_english, texts_of
 
-    used = set()
-    for module in (graph_texts, graph_session):
-        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
-        used |= {
-            node.args[0].value
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "N_" and isinstance(node.args[0], ast.Constant)
-        }
-    assert len(used) > 50 and not used - set(graph_panel._LUPDATE)
+    for module in (graph_texts, graph_session, graph_panel):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        assert "_LUPDATE" not in source and "QT_TRANSLATE_NOOP" not in source
+        assert not re.search(r"\bN_\(", source)
+    run(panel, "net = nn.Linear(3, 2)\nx = torch.ones(4, 3, requires_grad=True)\n"
+            "y = net(x).sum()\nwith torch.no_grad():\n    c = x * 2")
+    panel.backward()
+    session = panel.session
+    assert session.language is i18n.current
+    session.language = lambda: "zh"  # as the pane does while Chinese is installed
+    try:
+        labels = session.node_labels()
+        assert_no_english(texts_of(labels) + list(session.edge_labels()[0].values()))
+        assert render("graph.root-named", "zh", name="y") in labels[0].lines
+    finally:
+        session.language = i18n.current
+    message = session.message
+    assert message is not None and panel.message_text() == message.render("en")
+    assert message.render("zh") == render("graph.backward-done", "zh", count=1, step=1,
+                                          values=message.text.params["values"])
 
 
 def test_gradient_norms_of_complex_edges_keep_the_imaginary_parts() -> None:

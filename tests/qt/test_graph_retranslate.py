@@ -11,6 +11,7 @@ import torch
 from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
+from tensor_explorer.core.catalog import render
 from tensor_explorer.core.graph_layout import CollapsedGraph
 from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt import i18n
@@ -37,6 +38,11 @@ model = nn.Linear(3, 2)
 def tr(text: str) -> str:
     """``text`` in the language installed now (the catalog's ground truth)."""
     return QtCore.QCoreApplication.translate("GraphPanel", text)
+
+
+def zh(code: str, **params: Any) -> str:
+    """A text the core writes for the pane (a code of the core's catalog), in Chinese."""
+    return render(code, "zh", **params)
 
 
 def tr_details(text: str) -> str:
@@ -132,8 +138,7 @@ def test_language_switch_keeps_backward_state_and_says_it_in_chinese(
     assert panel.gradient_label.text() == tr("gradient:")
     assert [panel.tabs.tabText(i) for i in range(2)] == [tr("Details"), tr("Accumulation")]
     assert panel.tabs.tabText(0) != "Details"
-    assert panel.gradient_edit.placeholderText() == tr(
-        "not needed: the root is a single number")
+    assert panel.gradient_edit.placeholderText() == zh("graph.gradient-not-needed")
     assert panel.retain_combo.itemText(0) == tr("(none)") != "(none)"
     assert panel.title.text() == tr("Graph of {0}: {1}, {2}").format(
         "y", tr("{0} nodes").format(3), tr("{0} edges").format(2))
@@ -144,12 +149,11 @@ def test_language_switch_keeps_backward_state_and_says_it_in_chinese(
     # the message is said again in Chinese, with the same figures
     zh_message = panel.message_text()
     assert zh_message != en_message
-    assert zh_message == tr("backward ×{0} done (call {1} since .grad was None). {2}").format(
-        2, 2, "x.grad = [4, 8]")
+    assert zh_message == zh("graph.backward-done", count=2, step=2, values="x.grad = [4, 8]")
     # node texts and the selected leaf's details
-    assert panel.node_lines(leaf)[1] == tr("leaf {0} {1}").format("(2,)", "float32")
+    assert panel.node_lines(leaf)[1] == zh("graph.leaf", shape="(2,)", dtype="float32")
     assert panel.node_lines(leaf)[1] != "leaf (2,) float32"
-    assert tr("root: {0}").format("y") in panel.node_lines(0)
+    assert zh("graph.root-named", name="y") in panel.node_lines(0)
     details = panel.details_text()
     assert tr_details("backward calls accumulated: {0}").format(2) in details
     assert "backward calls accumulated" not in details
@@ -194,10 +198,9 @@ def test_expanded_groups_legend_and_constants_follow_the_language(
     win.set_language("zh")
     assert win.panels["graph"] is panel and panel.expanded == expanded
     titles = {t for _, kind, t in panel.shown_nodes() if kind == "group"}
-    assert tr("block {0} of {1}").format(1, 58) in titles
+    assert zh("graph.block", index=1, repeats=58) in titles
     assert "block 1 of 58" not in titles and len(titles) == 58
-    assert panel.message_text() == tr(
-        "Expanded {0} repeated blocks of {1} operations each.").format(58, 3) != en_message
+    assert panel.message_text() == zh("graph.expanded-repeat", repeats=58, count=3) != en_message
     assert tr_details("root: where backward starts") in panel.details_text()
     assert "root: where backward starts" not in panel.details_text()
     graph = panel.graph
@@ -240,14 +243,14 @@ def test_cut_off_constant_and_numerical_check_result_are_said_again(
     template = ("Numerical check (finite differences in float64, eps={0}): largest difference "
                 "between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.")
     assert en_message == template.format(result.eps, result.max_abs_diff, where, "passed", per)
-    assert zh_message == tr(template).format(
-        result.eps, result.max_abs_diff, where, tr("passed"), per)
+    assert zh_message == zh("graph.check-result", eps=result.eps, diff=result.max_abs_diff,
+                            where=where, verdict=zh("graph.check-passed"), per_leaf=per)
     assert "passed" not in zh_message
     assert panel.node_lines("const:z") == [
-        "z", tr("constant · {0}").format("no_grad"), tr("gradient stops here")]
-    assert panel.view.nodes_by_key["const:z"].text.tooltip == tr(
-        "Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant "
-        "and gradient stops here.")
+        "z", zh("graph.constant", reason="no_grad"), zh("graph.gradient-stops")]
+    assert panel.node_lines("const:z")[2] != "gradient stops here"
+    assert panel.view.nodes_by_key["const:z"].text.tooltip == zh("graph.cut-no-grad")
+    assert "autograd recorded nothing" not in panel.view.nodes_by_key["const:z"].text.tooltip
     assert tr_details("Cut off from the graph") in panel.details_text()
     assert "Cut off from the graph" not in panel.details_text()
 
@@ -271,9 +274,8 @@ def test_device_rerun_is_kept_and_titled_in_the_new_language(
     assert panel.device_combo.currentData() == device
     assert tr("re-run on {0}").format("meta") in panel.title.text()
     assert "re-run on meta" not in panel.title.text()
-    assert panel.message_text() == tr(
-        "Re-ran the program on {0}. This is a separate copy: the workspace keeps its own "
-        "values; choose {1} to go back.").format("meta", "cpu")
+    assert panel.message_text() == zh("graph.rerun-done", device="meta", home="cpu")
+    assert not panel.message_text().startswith("Re-ran")
     assert win.workspace["y"].device.type == "cpu"
 
 
@@ -294,15 +296,15 @@ def test_switch_while_a_big_graph_is_laid_out_in_the_background(
     assert panel.busy
     with qtbot.waitSignal(panel.graph_shown, timeout=60_000):
         win.set_language("zh")
-        assert panel.progress.format() == tr("Laying out the graph…") != "Laying out the graph…"
+        assert panel.progress.format() == zh("graph.laying-out") != "Laying out the graph…"
     groups = [(k, t) for k, kind, t in panel.shown_nodes() if kind == "group"]
     assert isinstance(panel.shown, CollapsedGraph) and len(groups) == 1
     ((key, title),) = groups
     info = panel.shown.info[key]
     assert info.kind == "repeat" and info.repeats > 200
-    assert title == tr("{0} × {1} ops").format(info.repeats, len(info.block_ops))
+    assert title == zh("graph.repeat-ops", repeats=info.repeats, count=len(info.block_ops))
     assert title != f"{info.repeats} × {len(info.block_ops)} ops"
-    assert tr("root: {0}").format("out") in panel.node_lines(0)
+    assert zh("graph.root-named", name="out") in panel.node_lines(0)
 
 
 def test_training_dialog_is_retranslated_with_its_results(

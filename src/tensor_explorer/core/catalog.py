@@ -288,6 +288,203 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "operand.container": {"en": "{kind} of {count}", "zh": "{kind}，{count} 项"},
     # --- the autograd graph pane's texts (core/graph_texts.py, core/graph_session.py)
+    # what a node says (graph_texts.node_texts)
+    "graph.leaf": {"en": "leaf {shape} {dtype}", "zh": "叶子 {shape} {dtype}"},
+    "graph.ops": {"en": "{count} ops", "zh": "{count} 个运算"},
+    "graph.repeat-ops": {"en": "{repeats} × {count} ops", "zh": "{repeats} × {count} 个运算"},
+    "graph.block": {"en": "block {index} of {repeats}", "zh": "第 {index} 块，共 {repeats} 块"},
+    "graph.click-to-expand": {"en": "click to expand", "zh": "点击展开"},
+    "graph.root-named": {"en": "root: {name}", "zh": "根：{name}"},
+    "graph.root": {"en": "root", "zh": "根"},
+    "graph.retained": {"en": "grad (retained) = {value}", "zh": "grad（保留）= {value}"},
+    "graph.stale": {"en": "saved tensor changed in place!", "zh": "保存的张量被原地修改了！"},
+    "graph.call": {"en": "call {index}", "zh": "第 {index} 次调用"},
+    "graph.calls": {"en": "{repeats} calls in a row", "zh": "连续 {repeats} 次调用"},
+    "graph.tip-leaf": {
+        "en": "A leaf: backward accumulates its gradient into .grad.",
+        "zh": "叶子：backward 把它的梯度累积到 .grad 中。",
+    },
+    "graph.tip-chain": {
+        "en": "A chain of operations with one input and one consumer each.",
+        "zh": "一条运算链：每个运算只有一个输入和一个使用者。",
+    },
+    "graph.tip-repeat": {
+        "en": "The same block of operations {repeats} times in a row (a loop, or a stack of "
+              "layers): click to show the blocks.",
+        "zh": "同一块运算连续出现 {repeats} 次（循环，或堆叠的层）：点击显示各个块。",
+    },
+    "graph.tip-block": {
+        "en": "One block of a repeated run; block 1 was computed first. Click to show its "
+              "operations.",
+        "zh": "一串重复块中的一块；第 1 块最先计算。点击显示其中的运算。",
+    },
+    "graph.tip-op": {"en": "Click for its saved tensors.", "zh": "点击查看它保存的张量。"},
+    "graph.tip-module": {
+        "en": "The operations one call of {title} made. Click to show them.",
+        "zh": "{title} 一次调用所做的运算。点击展开查看。",
+    },
+    "graph.no-values": {"en": "(meta: no values)", "zh": "（meta：没有数值）"},
+    # what an edge says (graph_texts.edge_texts)
+    "graph.no-grad": {"en": "no grad", "zh": "无梯度"},
+    "graph.outputs": {"en": "outputs {outputs}", "zh": "输出 {outputs}"},
+    "graph.out": {"en": "out {output}:", "zh": "输出 {output}："},
+    # a constant cut off from the graph (graph_texts.const_label, CUT_REASONS)
+    "graph.constant": {"en": "constant · {reason}", "zh": "常量 · {reason}"},
+    "graph.gradient-stops": {"en": "gradient stops here", "zh": "梯度在这里停止"},
+    "graph.cut-no-grad": {
+        "en": "Made inside torch.no_grad(): autograd recorded nothing, so this value is a "
+              "constant and gradient stops here.",
+        "zh": "在 torch.no_grad() 中创建：autograd 没有记录任何运算，所以这个值是常量，"
+              "梯度到这里就停止了。",
+    },
+    "graph.cut-inference-mode": {
+        "en": "Made inside torch.inference_mode(): no graph and no version counter; this value is "
+              "a constant and gradient stops here.",
+        "zh": "在 torch.inference_mode() 中创建：没有计算图，也没有版本计数；这个值是常量，"
+              "梯度到这里就停止了。",
+    },
+    "graph.cut-detach": {
+        "en": "Made by .detach(): it shares memory with the value it came from but is cut off "
+              "from the graph; gradient does not flow through it.",
+        "zh": "由 .detach() 得到：它和原来的值共享内存，但已从计算图上断开；梯度不会流过它。",
+    },
+    # the gradient= field (graph_texts.parse_gradient, graph_session.root_shape_hint)
+    "graph.gradient-unreadable": {
+        "en": "Could not read the gradient '{text}': write ones, a number, or a list like [1.0, "
+              "1.0] with the root's shape.",
+        "zh": "无法读取梯度“{text}”：请写 ones、一个数，或形如 [1.0, 1.0] 且与根形状相同的列表。",
+    },
+    "graph.gradient-not-numbers": {
+        "en": "The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].",
+        "zh": "梯度必须是数字：ones、一个数，或形如 [1.0, 1.0] 的列表。",
+    },
+    "graph.gradient-not-rectangular": {
+        "en": "The gradient list is not a rectangular list of numbers ({error}).",
+        "zh": "梯度列表不是规整的数字列表（{error}）。",
+    },
+    "graph.gradient-not-needed": {
+        "en": "not needed: the root is a single number",
+        "zh": "不需要：根是一个数",
+    },
+    "graph.gradient-needed": {
+        "en": "needed: root has shape {shape}; e.g. ones or [1.0, ...]",
+        "zh": "需要：根的形状是 {shape}；例如 ones 或 [1.0, ...]",
+    },
+    # what the pane says above the graph (graph_session.GraphSession)
+    "graph.no-grad-fn": {
+        "en": "No value has a grad_fn yet: compute something from a tensor with "
+              "requires_grad=True.",
+        "zh": "还没有带 grad_fn 的值：用 requires_grad=True 的张量计算一些结果吧。",
+    },
+    "graph.replica-dropped": {
+        "en": "The workspace changed, so the pane shows it again (the device re-run was dropped).",
+        "zh": "工作区已改变，所以面板重新显示它（设备上的重新运行已放弃）。",
+    },
+    "graph.opened-module": {
+        "en": "Opened {title}: the {count} operations this call made.",
+        "zh": "已展开 {title}：这次调用所做的 {count} 个运算。",
+    },
+    "graph.expanded-repeat": {
+        "en": "Expanded {repeats} repeated blocks of {count} operations each.",
+        "zh": "展开了 {repeats} 个重复块，每块 {count} 个运算。",
+    },
+    "graph.expanded-block": {
+        "en": "Expanded block {index} of {repeats} ({count} operations).",
+        "zh": "展开了第 {index} 块（共 {repeats} 块，{count} 个运算）。",
+    },
+    "graph.expanded-chain": {
+        "en": "Expanded a chain of {count} operations.",
+        "zh": "展开了一条包含 {count} 个运算的链。",
+    },
+    "graph.folded": {"en": "Folded the groups again.", "zh": "已把分组重新折叠。"},
+    "graph.busy": {
+        "en": "A program is running in the workspace; wait for it to finish (or stop it) first.",
+        "zh": "工作区中有程序正在运行；请先等它结束（或停止它）。",
+    },
+    "graph.no-graph": {"en": "There is no graph to work on.", "zh": "没有可以操作的计算图。"},
+    "graph.backward-done": {
+        "en": "backward ×{count} done (call {step} since .grad was None). {values}",
+        "zh": "backward ×{count} 完成（自 .grad 为 None 以来第 {step} 次）。{values}",
+    },
+    "graph.backward-then": {
+        "en": "{count} backward call(s) ran, then: {error}",
+        "zh": "运行了 {count} 次 backward，之后：{error}",
+    },
+    "graph.zero-grad-none": {
+        "en": "zero_grad(set_to_none=True): every leaf's .grad is None now; the next backward "
+              "starts counting again at call 1.",
+        "zh": "zero_grad(set_to_none=True)：现在每个叶子的 .grad 都是 None；"
+              "下一次 backward 重新从第 1 次开始计数。",
+    },
+    "graph.zero-grad-zeros": {
+        "en": "zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had no "
+              "gradient stays None).",
+        "zh": "zero_grad(set_to_none=False)："
+              "每个 .grad 都是全零张量（原本没有梯度的叶子仍为 None）。",
+    },
+    "graph.rerun-busy": {
+        "en": "A program is running in the workspace; wait for it first.",
+        "zh": "工作区中有程序正在运行；请先等待它结束。",
+    },
+    "graph.rerun-handed-in": {
+        "en": "Can't re-run on {device}: {names} was handed in (explore(), a file or the API), "
+              "not made by a program here, so there is no program to re-run. Move it with "
+              ".to('{device}') in the code bar instead.",
+        "zh": "无法在 {device} 上重新运行：{names} 是直接传入的（explore()、文件或 API），"
+              "不是这里的程序生成的，所以没有可重新运行的程序。"
+              "请改为在代码栏中用 .to('{device}') 移动它。",
+    },
+    "graph.rerun-done": {
+        "en": "Re-ran the program on {device}. This is a separate copy: the workspace keeps its "
+              "own values; choose {home} to go back.",
+        "zh": "已在 {device} 上重新运行程序。这是一份独立的副本：工作区保留自己的值；"
+              "选择 {home} 即可回去。",
+    },
+    "graph.rerun-failed": {
+        "en": "Could not re-run the program on {device}: {reason}",
+        "zh": "无法在 {device} 上重新运行程序：{reason}",
+    },
+    "graph.back-home": {"en": "Back to the workspace's own values.", "zh": "回到工作区自己的值。"},
+    "graph.check-no-leaves": {
+        "en": "The numerical check needs leaves that are workspace values; this graph has none.",
+        "zh": "数值检验需要作为工作区值的叶子张量；这张图没有。",
+    },
+    "graph.check-handed-in": {
+        "en": "Can't run the numerical check: {names} was handed in, not made by a program here, "
+              "so the program can't be re-run.",
+        "zh": "无法进行数值检验：{names} 是直接传入的，不是这里的程序生成的，"
+              "所以无法重新运行程序。",
+    },
+    "graph.check-too-big": {
+        "en": "The numerical check is for small graphs: the leaves have {count} elements (at most "
+              "{limit}).",
+        "zh": "数值检验只适用于小图：叶子共有 {count} 个元素（最多 {limit} 个）。",
+    },
+    "graph.check-rerun-failed": {
+        "en": "re-running the program failed: {error}",
+        "zh": "重新运行程序失败：{error}",
+    },
+    "graph.check-not-run": {
+        "en": "The numerical check could not run: {reason}",
+        "zh": "数值检验无法运行：{reason}",
+    },
+    "graph.check-result": {
+        "en": "Numerical check (finite differences in float64, eps={eps}): largest difference "
+              "between autograd and numerical gradients {diff:.3e}{where} — {verdict}. Per leaf: "
+              "{per_leaf}.",
+        "zh": "数值检验（float64 有限差分，eps={eps}）："
+              "autograd 梯度与数值梯度的最大差异为 {diff:.3e}{where} — {verdict}。各叶子："
+              "{per_leaf}。",
+    },
+    "graph.check-passed": {"en": "passed", "zh": "通过"},
+    "graph.check-failed": {"en": "FAILED", "zh": "未通过"},
+    "graph.wait": {"en": "Wait: {what}", "zh": "请稍候：{what}"},
+    "graph.job-failed": {"en": "{what} failed: {error}", "zh": "{what} 失败：{error}"},
+    # what a job says while it runs (graph_session.Job.what)
+    "graph.laying-out": {"en": "Laying out the graph…", "zh": "正在排布计算图…"},
+    "graph.running-backward": {"en": "Running backward…", "zh": "正在运行 backward…"},
+    "graph.rerunning": {"en": "Re-running on {device}…", "zh": "正在 {device} 上重新运行…"},
+    "graph.checking": {"en": "Checking gradients numerically…", "zh": "正在用数值方法检验梯度…"},
     # --- (end of the graph pane's texts)
     # --- explanations of errors and warnings (core/explain.py) and the lesson checker's words
     # --- (end of explanations)

@@ -9,8 +9,13 @@ A :class:`GraphSession` follows a :class:`~tensor_explorer.core.workspace.Worksp
   ``result`` is the :class:`Built` the pane's drawing came with;
 - ``events.changed()``: gradients, the backward record, the history or the retained values
   changed: labels and the accumulation table must be read again;
-- ``events.message(message)``: what the pane says above the graph (a :class:`Message`, or
+- ``events.message(notice)``: what the pane says above the graph (a :class:`Notice`, or
   None to say nothing).
+
+Every text the session writes is a ``graph.*`` code of the core's one catalog
+(:mod:`~tensor_explorer.core.catalog`) with its parameters (a :class:`Message`), said in a
+language only where it is shown: a message kept while the pane switches language is said
+again in the new one. Node and edge labels are written in :attr:`GraphSession.language`.
 
 Work that may be long (tracing and laying out big graphs, backward ×N on them, the re-run on a
 device, the numerical check) comes back as a :class:`Job`: ``work(progress, cancel)`` runs on
@@ -39,13 +44,12 @@ from . import autograd as ag
 from .autograd import BackwardError, BackwardRecord, GradHistory, Graph, numerical_check, trace
 from .autograd import backward as tx_backward
 from .autograd import zero_grad as tx_zero_grad
+from .catalog import LANGUAGES, Message, render
 from .graph_drawing import Drawing, Metrics, compute_drawing, estimate_metrics
 from .graph_layout import CollapsedGraph, collapse
 from .graph_modules import module_calls
 from .graph_texts import (
-    N_,
     EdgeNorm,
-    Tr,
     bundle_norms,
     const_label,
     cut_constants,
@@ -68,6 +72,7 @@ __all__ = [
     "GraphSessionEvents",
     "Job",
     "Message",
+    "Notice",
     "graph_target",
     "handed_in",
     "layout",
@@ -81,48 +86,49 @@ NUMCHECK_MAX_ELEMENTS = 256  # the numerical check re-runs the program 2x per el
 SKIP_ON_REPLAY = re.compile(r"\.backward\(|\.zero_grad\(|\.step\(\)|\.grad\s*=")
 
 
-def _same(text: str) -> str:
-    return text
+def _english() -> str:
+    return "en"
 
 
 # ---------------------------------------------------------------------------------------------
 # messages
 
+#: the same words in each language (``{"en": ..., "zh": ...}``): torch's error explained
+InLanguages = Mapping[str, str]
+
 
 @dataclass(frozen=True)
-class Message:
-    """Something the pane says, kept as an English template and its parameters so it can be
-    said again in another language (``render``).
+class Notice:
+    """What the pane says above the graph, said in a language where it is shown (``render``).
 
-    A parameter is a value (``str()`` of it), another :class:`Message`, or a function
-    ``(tr, lang) -> str`` (torch's words in plain language, say). ``kind``: ``"info"``,
-    ``"ok"``, ``"warning"`` or ``"error"``; ``detail``: torch's own message, for a tool tip.
+    ``text``: a catalog :class:`Message` (its code and parameters), text written in each
+    language (:data:`InLanguages`: torch's error explained, a reason autograd gave), or a plain
+    ``str`` said as it is. ``kind``: ``"info"``, ``"ok"``, ``"warning"`` or ``"error"``;
+    ``detail``: torch's own message, for a tool tip.
     """
 
-    text: str
-    params: tuple[Any, ...] = ()
+    text: Message | InLanguages | str
     kind: str = "info"
     detail: str = ""
 
-    def render(self, tr: Tr = _same, lang: str = "en") -> str:
-        """The message through ``tr`` (templates) in ``lang`` (parameters that need it)."""
-        out = []
-        for p in self.params:
-            if isinstance(p, Message):
-                out.append(p.render(tr, lang))
-            elif callable(p):
-                out.append(p(tr, lang))
-            else:
-                out.append(p)
-        return tr(self.text).format(*out)
+    def render(self, lang: str = "en") -> str:
+        """The notice in ``lang``."""
+        text = self.text
+        if isinstance(text, Message):
+            return text.render(lang)
+        if isinstance(text, str):
+            return text
+        return text.get(lang) or text["en"]
 
 
-def _explained(error: BackwardError) -> Callable[[Tr, str], str]:
-    return lambda _tr, lang: error.explanation_in(lang)
+def _explained(error: BackwardError) -> InLanguages:
+    """Torch's error in plain words, in each language (said now: the notice must not keep the
+    error and the tensors of its traceback alive)."""
+    return {lang: error.explanation_in(lang) for lang in LANGUAGES}
 
 
-def _program_error(error: ProgramError) -> Callable[[Tr, str], str]:
-    return lambda _tr, lang: error.text(lang)
+def _program_error(error: ProgramError) -> InLanguages:
+    return {lang: error.text(lang) for lang in LANGUAGES}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,7 +247,7 @@ class GraphSessionEvents(SignalGroup):
 
     shown = Signal(object)  # Built: a graph (or another view of it) is now shown
     changed = Signal()  # gradients, the record, the history, retained values
-    message = Signal(object)  # Message | None
+    message = Signal(object)  # Notice | None
 
 
 @dataclass
@@ -263,18 +269,19 @@ class GraphSession:
 
     Args:
         workspace: the workspace followed.
-        tr: how texts are said (the pane passes its translator); English without it.
+        language: the language node and edge labels are written in, asked each time they are
+            written (the pane passes the interface's); English without it.
         draw: run in the same background job after tracing, ``draw(session, built, extra,
             cancel) -> drawing`` (the view lays out and sizes its boxes off the UI thread;
             ``extra`` is what :meth:`follow` was given); its result is ``Built.drawing``.
     """
 
-    def __init__(self, workspace: Workspace, *, tr: Tr = _same,
+    def __init__(self, workspace: Workspace, *, language: Callable[[], str] = _english,
                  draw: Callable[[GraphSession, Built, Any, Callable[[], bool]], Any] | None = None
                  ) -> None:
         self.main = workspace
         self.events = GraphSessionEvents()
-        self.tr = tr
+        self.language = language
         self.draw = draw
         self.history = GradHistory()
         self.graph: Graph | None = None
@@ -288,8 +295,8 @@ class GraphSession:
         self.replica_device: str | None = None
         self.check_result: ag.NumericalCheck | None = None
         #: why there is no graph (a value without grad_fn is selected), when there is none
-        self.nothing: Message | None = None
-        self.message: Message | None = None
+        self.nothing: Notice | None = None
+        self.message: Notice | None = None
         self._state = _State()
         self._replica_history = 0
         self._history_target: str | None = None
@@ -335,9 +342,10 @@ class GraphSession:
                                    else (self.graph, self.shown, self.constants))
         if graph is None or shown is None:
             return {}
-        out: dict[Any, Any] = node_texts(shown, graph, dict(self.retained), self.tr)
+        lang = self.language()
+        out: dict[Any, Any] = node_texts(shown, graph, dict(self.retained), lang)
         for name, reason, _ in constants:
-            out[f"const:{name}"] = const_label(name, reason, self.tr)
+            out[f"const:{name}"] = const_label(name, reason, lang)
         return out
 
     def edge_labels(self, built: Built | None = None
@@ -353,20 +361,21 @@ class GraphSession:
             if record is None or record.graph is not graph:
                 norms = None
             bundled = built.bundled
-        return edge_texts(shown, graph, norms, bundled, self.tr)
+        return edge_texts(shown, graph, norms, bundled, self.language())
 
     def constant_labels(self, built: Built | None = None) -> list[tuple[str, Any, list[int]]]:
         """The cut-off constants as ``(name, label, ids of shown nodes it was computed from)``."""
         constants = built.constants if built else self.constants
-        return [(n, const_label(n, r, self.tr), s) for n, r, s in constants]
+        lang = self.language()
+        return [(n, const_label(n, r, lang), s) for n, r, s in constants]
 
     # -- messages ----------------------------------------------------------------------------
 
-    def say(self, text: str | Message | None, *params: Any, kind: str = "info",
+    def say(self, text: Notice | Message | InLanguages | str | None, *, kind: str = "info",
             detail: str = "") -> None:
-        """Say ``text`` (an English template, marked with ``N_``) with ``params``."""
-        msg = text if isinstance(text, Message) or text is None else Message(
-            text, params, kind, detail)
+        """Say ``text`` (a :class:`Notice`, or what one says: see there) above the graph;
+        None says nothing."""
+        msg = text if isinstance(text, Notice) or text is None else Notice(text, kind, detail)
         self.message = msg
         root_fn = None if self.root is None else id(self.root.grad_fn)
         self._said_at = (len(self.main.history), root_fn)
@@ -425,8 +434,7 @@ class GraphSession:
         self.names = name_map(ws)
         self._forget_message_if_stale()
         if dropped:
-            self.say(N_("The workspace changed, so the pane shows it again (the device re-run "
-                        "was dropped)."))
+            self.say(Message("graph.replica-dropped"))
         return self._build(selected)
 
     def _show_nothing(self, ws: Any, selected: str | None) -> None:
@@ -442,11 +450,10 @@ class GraphSession:
         else:
             reasons = {}
         if any(reasons.values()):
-            self.nothing = Message("{0}", (lambda _tr, lang: reasons.get(lang) or
-                                           reasons.get("en") or "",))
+            self.nothing = Notice({lang: reasons.get(lang) or reasons.get("en") or ""
+                                   for lang in LANGUAGES})
         else:
-            self.nothing = Message(N_("No value has a grad_fn yet: compute something from a "
-                                      "tensor with requires_grad=True."))
+            self.nothing = Notice(Message("graph.no-grad-fn"))
         self.say(self.nothing)
         self.events.shown.emit(None)
         self.events.changed.emit()
@@ -459,16 +466,15 @@ class GraphSession:
         self.expanded.add(key)
         info = shown.info.get(key)
         if info is not None and info.kind == "module":
-            self.say(N_("Opened {0}: the {1} operations this call made."), info.title,
-                     len(info.members))
+            self.say(Message("graph.opened-module", title=info.title, count=len(info.members)))
         elif info is not None and info.kind == "repeat":
-            self.say(N_("Expanded {0} repeated blocks of {1} operations each."),
-                     info.repeats, len(info.block_ops))
+            self.say(Message("graph.expanded-repeat", repeats=info.repeats,
+                             count=len(info.block_ops)))
         elif info is not None and info.kind == "block":
-            self.say(N_("Expanded block {0} of {1} ({2} operations)."),
-                     info.index, info.repeats, len(info.members))
+            self.say(Message("graph.expanded-block", index=info.index, repeats=info.repeats,
+                             count=len(info.members)))
         else:
-            self.say(N_("Expanded a chain of {0} operations."), len(shown.groups[key]))
+            self.say(Message("graph.expanded-chain", count=len(shown.groups[key])))
         return self.follow(self._extra)
 
     def fold(self) -> Job | None:
@@ -476,7 +482,7 @@ class GraphSession:
         if not self.expanded:
             return None
         self.expanded.clear()
-        self.say(N_("Folded the groups again."))
+        self.say(Message("graph.folded"))
         return self.follow(self._extra)
 
     def _build(self, selected: str | None) -> Job:
@@ -527,7 +533,7 @@ class GraphSession:
             if gen != self._generation:
                 return
             if isinstance(built, BackwardError):
-                self.say(Message("{0}", (_explained(built),), "error"))
+                self.say(_explained(built), kind="error")
                 return
             self.graph, self.shown, self.constants = built.graph, built.shown, built.constants
             if built.bundled is not None:
@@ -541,18 +547,17 @@ class GraphSession:
                 return exc
 
         return Job(safe_work, finish, not small(root, SYNC_NODES),
-                   Message(N_("Laying out the graph…")))
+                   Message("graph.laying-out"))
 
     # -- backward ----------------------------------------------------------------------------
 
     def can_change(self) -> bool:
         """Whether backward, zero_grad and the checks may run now (else says why)."""
         if self.replica is None and self.main.running:
-            self.say(N_("A program is running in the workspace; wait for it to finish (or "
-                        "stop it) first."), kind="warning")
+            self.say(Message("graph.busy"), kind="warning")
             return False
         if self.graph is None or self.root is None:
-            self.say(N_("There is no graph to work on."), kind="warning")
+            self.say(Message("graph.no-graph"), kind="warning")
             return False
         return True
 
@@ -567,7 +572,7 @@ class GraphSession:
         try:
             grad = parse_gradient(gradient, root)
         except GradientInputError as exc:
-            self.say(exc.message, *exc.values, kind="error")
+            self.say(exc.message, kind="error")
             return None
         retain_list = [retain] if retain else []
         n = max(1, int(times))
@@ -613,12 +618,10 @@ class GraphSession:
                 self._note_backward(target, len(records), gradient, retain_graph, retain_list,
                                     changed, change)
             if error is not None:
-                if records:
-                    msg = Message(N_("{0} backward call(s) ran, then: {1}"),
-                                  (len(records), _explained(error)), "error")
-                else:
-                    msg = Message("{0}", (_explained(error),), "error")
-                self.say(Message(msg.text, msg.params, "error", error.torch_message or ""))
+                explained = _explained(error)
+                self.say(Message("graph.backward-then", count=len(records), error=explained)
+                         if records else explained, kind="error",
+                         detail=error.torch_message or "")
             elif records:
                 count, step = len(records), records[-1].step
                 values: list[tuple[str, torch.Tensor | None]] = [
@@ -627,16 +630,14 @@ class GraphSession:
                 texts = [(n, None if g is not None and g.device.type == "meta"
                           else short_values(g)) for n, g in values]
 
-                def shown_values(tr: Tr, _lang: str) -> str:
-                    return ", ".join(
-                        f"{n}.grad = {tr(N_('(meta: no values)')) if v is None else v}"
-                        for n, v in texts)
-
-                self.say(N_("backward ×{0} done (call {1} since .grad was None). {2}"),
-                         count, step, shown_values, kind="ok")
+                shown_values = {lang: ", ".join(
+                    f"{n}.grad = {render('graph.no-values', lang) if v is None else v}"
+                    for n, v in texts) for lang in LANGUAGES}
+                self.say(Message("graph.backward-done", count=count, step=step,
+                                 values=shown_values), kind="ok")
             self.events.changed.emit()
 
-        return Job(work, finish, len(graph) > SYNC_NODES, Message(N_("Running backward…")))
+        return Job(work, finish, len(graph) > SYNC_NODES, Message("graph.running-backward"))
 
     def _note_backward(self, target: str | None, calls: int, gradient: str,
                        retain_graph: bool, retain: list[str], changed: list[str],
@@ -690,11 +691,9 @@ class GraphSession:
                 self.main.note("\n".join(lines),
                                tuple(dict.fromkeys(_base(n) for n, _ in named)), change)
         if set_to_none:
-            self.say(N_("zero_grad(set_to_none=True): every leaf's .grad is None now; the next "
-                        "backward starts counting again at call 1."), kind="ok")
+            self.say(Message("graph.zero-grad-none"), kind="ok")
         else:
-            self.say(N_("zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf "
-                        "that had no gradient stays None)."), kind="ok")
+            self.say(Message("graph.zero-grad-zeros"), kind="ok")
         self.events.changed.emit()
         return True
 
@@ -716,7 +715,7 @@ class GraphSession:
         if self.replica is not None and device == self.home_device():
             self._drop_replica()
             job = self.follow(self._extra)
-            self.say(N_("Back to the workspace's own values."))
+            self.say(Message("graph.back-home"))
             return job
         if str(self.root.device) == device:
             return None
@@ -724,14 +723,11 @@ class GraphSession:
         for node in self.graph.nodes:
             involved.extend(node.tensors)
         if main.running:
-            self.say(N_("A program is running in the workspace; wait for it first."),
-                     kind="warning")
+            self.say(Message("graph.rerun-busy"), kind="warning")
             return None
         handed = handed_in(main, involved)
         if handed:
-            self.say(N_("Can't re-run on {0}: {1} was handed in (explore(), a file or the API), "
-                        "not made by a program here, so there is no program to re-run. Move it "
-                        "with .to('{0}') in the code bar instead."), device, ", ".join(handed),
+            self.say(Message("graph.rerun-handed-in", device=device, names=", ".join(handed)),
                      kind="warning")
             return None
         sources = replay_sources(main)
@@ -752,7 +748,7 @@ class GraphSession:
 
         def finish(fresh: Any) -> Job | None:
             if isinstance(fresh, ProgramError):
-                self.rerun_failed(device, Message("{0}", (_program_error(fresh),)))
+                self.rerun_failed(device, _program_error(fresh))
                 return None
             if fresh is None:
                 return None
@@ -761,16 +757,15 @@ class GraphSession:
             self._replica_history = history_len
             self._signature = None
             job = self.follow(self._extra)
-            self.say(N_("Re-ran the program on {0}. This is a separate copy: the workspace keeps "
-                        "its own values; choose {1} to go back."), device, self.home_device(),
+            self.say(Message("graph.rerun-done", device=device, home=self.home_device()),
                      kind="ok")
             return job
 
-        return Job(work, finish, True, Message(N_("Re-running on {0}…"), (device,)))
+        return Job(work, finish, True, Message("graph.rerunning", device=device))
 
-    def rerun_failed(self, device: str, reason: str | Message) -> None:
-        """Say why the re-run on ``device`` failed."""
-        self.say(N_("Could not re-run the program on {0}: {1}"), device, reason, kind="error")
+    def rerun_failed(self, device: str, reason: str | Message | InLanguages) -> None:
+        """Say why the re-run on ``device`` failed (``reason``: the job's error, as text)."""
+        self.say(Message("graph.rerun-failed", device=device, reason=reason), kind="error")
 
     def _drop_replica(self) -> None:
         self.replica = None
@@ -792,19 +787,16 @@ class GraphSession:
         assert target is not None
         leaves = [n.tensor for n in graph.leaves() if n.tensor is not None and n.tensor in ws]
         if not leaves:
-            self.say(N_("The numerical check needs leaves that are workspace values; this "
-                        "graph has none."), kind="warning")
+            self.say(Message("graph.check-no-leaves"), kind="warning")
             return None
         handed = handed_in(ws, [target, *leaves])
         if handed:
-            self.say(N_("Can't run the numerical check: {0} was handed in, not made by a "
-                        "program here, so the program can't be re-run."), ", ".join(handed),
-                     kind="warning")
+            self.say(Message("graph.check-handed-in", names=", ".join(handed)), kind="warning")
             return None
         total = sum(ws[n].numel() for n in leaves)
         if total > NUMCHECK_MAX_ELEMENTS:
-            self.say(N_("The numerical check is for small graphs: the leaves have {0} elements "
-                        "(at most {1})."), total, NUMCHECK_MAX_ELEMENTS, kind="warning")
+            self.say(Message("graph.check-too-big", count=total, limit=NUMCHECK_MAX_ELEMENTS),
+                     kind="warning")
             return None
         sources = replay_sources(ws, skip_backward=True)
         device = str(self.root.device) if self.root is not None else None
@@ -829,20 +821,19 @@ class GraphSession:
             except (BackwardError, ProgramError) as err:
                 return err
 
-        return Job(work, self.check_done, True, Message(N_("Checking gradients numerically…")))
+        return Job(work, self.check_done, True, Message("graph.checking"))
 
     def check_done(self, result: ag.NumericalCheck | BackwardError | ProgramError | str) -> None:
         """Say the numerical check's verdict, or why it could not run."""
         if not isinstance(result, ag.NumericalCheck):
-            reason: Any
+            reason: Message | InLanguages | str
             if isinstance(result, BackwardError):
                 reason = _explained(result)
             elif isinstance(result, ProgramError):
-                reason = Message(N_("re-running the program failed: {0}"),
-                                 (_program_error(result),))
+                reason = Message("graph.check-rerun-failed", error=_program_error(result))
             else:
                 reason = result
-            self.say(N_("The numerical check could not run: {0}"), reason, kind="error")
+            self.say(Message("graph.check-not-run", reason=reason), kind="error")
             return
         self.check_result = result
         worst = max(result.inputs.values(), key=lambda c: c.max_abs_diff, default=None)
@@ -850,11 +841,10 @@ class GraphSession:
         if worst is not None:
             where = f" ({worst.name}{list(worst.worst_index or ())})"
         per = ", ".join(f"{c.name}: {c.max_abs_diff:.2e}" for c in result.inputs.values())
-        verdict = Message(N_("passed") if result.passed else N_("FAILED"))
-        self.say(N_("Numerical check (finite differences in float64, eps={0}): largest "
-                    "difference between autograd and numerical gradients {1:.3e}{2} — {3}. Per "
-                    "leaf: {4}."), result.eps, result.max_abs_diff, where, verdict,
-                 per, kind="ok" if result.passed else "error")
+        verdict = Message("graph.check-passed") if result.passed else Message("graph.check-failed")
+        self.say(Message("graph.check-result", eps=result.eps, diff=result.max_abs_diff,
+                         where=where, verdict=verdict, per_leaf=per),
+                 kind="ok" if result.passed else "error")
 
     # -- running jobs without a view ---------------------------------------------------------
 
@@ -872,9 +862,8 @@ def root_shape_hint(root: torch.Tensor | None) -> Message | None:
     if root is None:
         return None
     if root.numel() == 1:
-        return Message(N_("not needed: the root is a single number"))
-    return Message(N_("needed: root has shape {0}; e.g. ones or [1.0, ...]"),
-                   (shape_text(root.shape),))
+        return Message("graph.gradient-not-needed")
+    return Message("graph.gradient-needed", shape=shape_text(root.shape))
 
 
 def retained_choices(graph: Graph | None) -> list[str]:

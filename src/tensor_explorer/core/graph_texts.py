@@ -1,23 +1,23 @@
 """What the autograd graph pane says: node and edge labels, gradients as short text, the
 ``gradient=`` field, and the constants cut off from the graph (no Qt).
 
-Every text a person reads is written in English and marked with :func:`N_`; the functions
-take ``tr`` (the pane passes Qt's translator for the ``GraphPanel`` context, which is where
-``qt/graph_panel.py``'s ``_LUPDATE`` table lists these texts for ``pyside6-lupdate``; a test
-checks that every marked text is listed and translated). Without ``tr`` they say English.
+Every text a person reads is a ``graph.*`` code of the core's one catalog
+(:mod:`~tensor_explorer.core.catalog`), in English and Chinese side by side; the functions take
+``lang`` (the pane passes the interface's language) and say English without it.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import torch
 
 from .autograd import EdgeGrad, Graph, _shape_text, grad_norm
+from .catalog import CATALOG, Message, render
 from .graph_drawing import NodeText
 from .graph_layout import CollapsedGraph
 
@@ -25,7 +25,6 @@ __all__ = [
     "CUT_REASONS",
     "EdgeNorm",
     "GradientInputError",
-    "Tr",
     "bundle_norms",
     "const_label",
     "cut_constants",
@@ -39,31 +38,20 @@ __all__ = [
     "short_values",
 ]
 
-#: a translator: English text in, the text in the interface's language out
-Tr = Callable[[str], str]
-
-
-def N_(text: str) -> str:
-    """Marks ``text`` for translation (returns it unchanged)."""
-    return text
-
-
-def _same(text: str) -> str:
-    return text
+def _template(code: str, lang: str) -> str:
+    """The catalog's template of ``code`` in ``lang``, for filling in many times (one look-up
+    per call, not per node: big graphs have tens of thousands)."""
+    templates = CATALOG[code]
+    return templates.get(lang, templates["en"])
 
 
 MAX_CONSTANTS = 12
 
+#: why a value is cut off from the graph (``Origin.cut_off``) -> the catalog code saying so
 CUT_REASONS: dict[str, str] = {
-    "no_grad": N_(
-        "Made inside torch.no_grad(): autograd recorded nothing, so this value is a constant "
-        "and gradient stops here."),
-    "inference_mode": N_(
-        "Made inside torch.inference_mode(): no graph and no version counter; this value is a "
-        "constant and gradient stops here."),
-    "detach": N_(
-        "Made by .detach(): it shares memory with the value it came from but is cut off from "
-        "the graph; gradient does not flow through it."),
+    "no_grad": "graph.cut-no-grad",
+    "inference_mode": "graph.cut-inference-mode",
+    "detach": "graph.cut-detach",
 }
 
 
@@ -97,13 +85,13 @@ def _as_numbers(t: torch.Tensor) -> np.ndarray | None:
     return t.to("cpu", torch.float64).numpy()
 
 
-def short_values(t: torch.Tensor | None, limit: int = 4, tr: Tr = _same) -> str:
+def short_values(t: torch.Tensor | None, limit: int = 4, lang: str = "en") -> str:
     """``None``, ``[2, 4, 6]`` for a few elements, else ``‖·‖ = 7.483``."""
     if t is None:
         return "None"
     a = _as_numbers(t)
     if a is None:
-        return tr(N_("(meta: no values)"))
+        return render("graph.no-values", lang)
     if a.ndim == 0:
         return _scalar(a)
     if a.size <= limit:
@@ -125,13 +113,13 @@ def _nested(a: np.ndarray) -> str:
     return "[" + ", ".join(_nested(sub) for sub in a) + "]"
 
 
-def full_values(t: torch.Tensor | None, tr: Tr = _same) -> str:
+def full_values(t: torch.Tensor | None, lang: str = "en") -> str:
     """The values as text (summarised beyond a few hundred elements)."""
     if t is None:
         return "None"
     a = _as_numbers(t)
     if a is None:
-        return tr(N_("(meta: no values)"))
+        return render("graph.no-values", lang)
     return np.array2string(a, precision=5, threshold=200, edgeitems=4, suppress_small=False)
 
 
@@ -145,17 +133,16 @@ def norm_text(v: float) -> str:
 
 
 class GradientInputError(ValueError):
-    """The gradient text could not be read. ``message`` is the English template (marked for
-    translation), ``values`` its parameters; :meth:`text` says it in a language."""
+    """The gradient text could not be read: ``message`` (a catalog :class:`Message`) says why;
+    :meth:`text` says it in a language."""
 
-    def __init__(self, message: str, *values: object) -> None:
+    def __init__(self, message: Message) -> None:
         self.message = message
-        self.values = values
-        super().__init__(self.text())
+        super().__init__(str(message))
 
-    def text(self, tr: Tr = _same) -> str:
-        """The message through ``tr``."""
-        return tr(self.message).format(*self.values)
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang``."""
+        return self.message.render(lang)
 
 
 def parse_gradient(text: str, root: torch.Tensor) -> torch.Tensor | None:
@@ -173,20 +160,16 @@ def parse_gradient(text: str, root: torch.Tensor) -> torch.Tensor | None:
     try:
         value = ast.literal_eval(t)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        raise GradientInputError(N_(
-            "Could not read the gradient '{0}': write ones, a number, or a list like "
-            "[1.0, 1.0] with the root's shape."), t) from None
+        raise GradientInputError(Message("graph.gradient-unreadable", text=t)) from None
     if isinstance(value, bool) or not isinstance(value, (int, float, list, tuple)):
-        raise GradientInputError(N_(
-            "The gradient must be numbers: ones, a number, or a list like [1.0, 1.0]."))
+        raise GradientInputError(Message("graph.gradient-not-numbers"))
     if isinstance(value, (int, float)):
         return torch.full_like(root, float(value))
     try:
         return torch.as_tensor(value, dtype=root.dtype, device=root.device)
     except (TypeError, ValueError, RuntimeError) as exc:
-        raise GradientInputError(N_(
-            "The gradient list is not a rectangular list of numbers ({0})."), str(exc)
-        ) from None
+        raise GradientInputError(
+            Message("graph.gradient-not-rectangular", error=str(exc))) from None
 
 
 def gradient_code(text: str, root: str) -> str:
@@ -211,33 +194,31 @@ def node_texts(
     shown: Graph | CollapsedGraph,
     graph: Graph,
     retained: Mapping[str, torch.Tensor | None] | None = None,
-    tr: Tr = _same,
+    lang: str = "en",
 ) -> dict[int, NodeText]:
-    """What each node of the shown graph says (a leaf's ``.grad`` read live from the leaf;
-    ``retained``: the ``.grad`` of intermediates retain_grad was called on, by name).
+    """What each node of the shown graph says in ``lang`` (a leaf's ``.grad`` read live from
+    the leaf; ``retained``: the ``.grad`` of intermediates retain_grad was called on, by name).
 
-    Linear and cheap per node (translations looked up once, shape texts cached): big graphs
+    Linear and cheap per node (templates looked up once, shape texts cached): big graphs
     have tens of thousands of nodes.
     """
-    t_leaf = tr(N_("leaf {0} {1}"))
-    t_ops = tr(N_("{0} ops"))
-    t_repeat = tr(N_("{0} × {1} ops"))
-    t_block = tr(N_("block {0} of {1}"))
-    t_expand = tr(N_("click to expand"))
-    t_root_named = tr(N_("root: {0}"))
-    t_root = tr(N_("root"))
-    t_retained = tr(N_("grad (retained) = {0}"))
-    t_stale = tr(N_("saved tensor changed in place!"))
-    tip_leaf = tr(N_("A leaf: backward accumulates its gradient into .grad."))
-    tip_group = tr(N_("A chain of operations with one input and one consumer each."))
-    tip_repeat = tr(N_("The same block of operations {0} times in a row (a loop, or a stack of "
-                       "layers): click to show the blocks."))
-    tip_block = tr(N_("One block of a repeated run; block 1 was computed first. Click to show "
-                      "its operations."))
-    tip_op = tr(N_("Click for its saved tensors."))
-    tip_module = tr(N_("The operations one call of {0} made. Click to show them."))
-    t_call = tr(N_("call {0}"))
-    t_calls = tr(N_("{0} calls in a row"))
+    t_leaf = _template("graph.leaf", lang)
+    t_ops = _template("graph.ops", lang)
+    t_repeat = _template("graph.repeat-ops", lang)
+    t_block = _template("graph.block", lang)
+    t_expand = render("graph.click-to-expand", lang)
+    t_root_named = _template("graph.root-named", lang)
+    t_root = render("graph.root", lang)
+    t_retained = _template("graph.retained", lang)
+    t_stale = render("graph.stale", lang)
+    tip_leaf = render("graph.tip-leaf", lang)
+    tip_group = render("graph.tip-chain", lang)
+    tip_repeat = _template("graph.tip-repeat", lang)
+    tip_block = render("graph.tip-block", lang)
+    tip_op = render("graph.tip-op", lang)
+    tip_module = _template("graph.tip-module", lang)
+    t_call = _template("graph.call", lang)
+    t_calls = _template("graph.calls", lang)
     meta_cache: dict[tuple[Any, Any], tuple[str, str, str]] = {}
     groups = shown.groups if isinstance(shown, CollapsedGraph) else {}
     infos = shown.info if isinstance(shown, CollapsedGraph) else {}
@@ -259,8 +240,8 @@ def node_texts(
             var = graph.leaf_tensor(node.id)
             grad = None if var is None else var.grad
             title = node.tensor or "AccumulateGrad"
-            lines = [t_leaf.format(cached[1], cached[2]).strip(),
-                     f"grad = {short_values(grad, tr=tr)}"]
+            lines = [t_leaf.format(shape=cached[1], dtype=cached[2]).strip(),
+                     f"grad = {short_values(grad, lang=lang)}"]
             tip = tip_leaf
         elif kind == "group":
             members = groups.get(node.id, ())
@@ -272,35 +253,36 @@ def node_texts(
                 if inside:
                     lines.append(", ".join(f"= {t}" for t in inside[:3]))
                 if info.index > 1:
-                    lines.append(t_call.format(info.index))
+                    lines.append(t_call.format(index=info.index))
                 lines.append(t_expand)
-                tip = tip_module.format(info.title)
+                tip = tip_module.format(title=info.title)
             elif info is not None and info.kind == "repeat":
                 title = (f"{info.repeats} × {info.title}" if info.title
-                         else t_repeat.format(info.repeats, len(info.block_ops)))
-                lines = [t_calls.format(info.repeats) if info.title else
+                         else t_repeat.format(repeats=info.repeats, count=len(info.block_ops)))
+                lines = [t_calls.format(repeats=info.repeats) if info.title else
                          ops_text(info.block_ops), t_expand]
-                tip = tip_repeat.format(info.repeats)
+                tip = tip_repeat.format(repeats=info.repeats)
             elif info is not None and info.kind == "block":
-                title = t_block.format(info.index, info.repeats)
+                title = t_block.format(index=info.index, repeats=info.repeats)
                 lines = [info.title or ops_text(info.block_ops), t_expand]
                 tip = tip_block
             else:
                 first = graph.nodes[members[0]].label if members else ""
                 last = graph.nodes[members[-1]].label if members else ""
-                title = t_ops.format(len(members))
+                title = t_ops.format(count=len(members))
                 lines = [f"{first} … {last}", t_expand]
                 tip = tip_group
         else:
             title = node.label
             lines = []
             if kind == "root":
-                lines.append(t_root_named.format(node.tensor) if named else t_root)
+                lines.append(t_root_named.format(name=node.tensor) if named else t_root)
             elif named:
                 lines.append(f"= {node.tensor}")
             lines.append(meta)
             if node.tensor is not None and node.tensor in retained:
-                lines.append(t_retained.format(short_values(retained[node.tensor], tr=tr)))
+                lines.append(t_retained.format(
+                    value=short_values(retained[node.tensor], lang=lang)))
             if stale:
                 lines.append(t_stale)
             tip = tip_op
@@ -377,10 +359,10 @@ def edge_texts(
     graph: Graph,
     norms: Mapping[tuple[int, int], EdgeNorm] | None,
     bundled: Mapping[tuple[int, int], float | None] | None = None,
-    tr: Tr = _same,
+    lang: str = "en",
 ) -> tuple[dict[tuple[int, int], str], dict[tuple[int, int], int]]:
     """Label (shape, and the gradient's norm after backward) and kind (0 plain, 1 carried a
-    gradient) of each shown edge.
+    gradient) of each shown edge, in ``lang``.
 
     ``norms`` are by original edge; an edge that stands for several (see :func:`bundle_norms`,
     which gives ``bundled``) says how many (``× N``) and the norm of their sum. An input used
@@ -391,9 +373,9 @@ def edge_texts(
     kinds: dict[tuple[int, int], int] = {}
     edge_map = shown.edge_map if isinstance(shown, CollapsedGraph) else None
     bundles = shown.bundles if isinstance(shown, CollapsedGraph) else {}
-    no_grad = "\n" + tr(N_("no grad"))
-    t_outputs = tr(N_("outputs {0}"))
-    t_out = tr(N_("out {0}:"))
+    no_grad = "\n" + render("graph.no-grad", lang)
+    t_outputs = _template("graph.outputs", lang)
+    t_out = _template("graph.out", lang)
     cache: dict[tuple[Any, ...], str] = {}
     info_of = graph.edge_info
     for key in shown.edges:
@@ -413,7 +395,7 @@ def edge_texts(
             if cached is None:
                 nrs = sorted(set(ck[2]))
                 if len(nrs) > 1:
-                    cached = t_outputs.format(", ".join(map(str, nrs)))
+                    cached = t_outputs.format(outputs=", ".join(map(str, nrs)))
                 else:
                     cached = shape_text(ck[0]) if ck[0] is not None else ""
                     if ck[1] > 1:
@@ -426,7 +408,7 @@ def edge_texts(
                 outs = info.input_nrs if info is not None else tuple(range(len(norm)))
                 for nr, part in zip(outs, norm, strict=False):
                     shown_norm = "None" if part is None else _num(part)
-                    text += f"\n{t_out.format(nr)} {sign} = {shown_norm}"
+                    text += f"\n{t_out.format(output=nr)} {sign} = {shown_norm}"
                 kinds[key] = 1
             elif norm is None:
                 text += no_grad
@@ -441,15 +423,16 @@ def edge_texts(
 # constants cut off from the graph
 
 
-def const_label(name: str, reason: str, tr: Tr = _same) -> NodeText:
-    """What the box of a cut-off constant says (``reason``: a key of :data:`CUT_REASONS`)."""
+def const_label(name: str, reason: str, lang: str = "en") -> NodeText:
+    """What the box of a cut-off constant says in ``lang`` (``reason``: a key of
+    :data:`CUT_REASONS`)."""
     return NodeText(
         name,
-        [tr(N_("constant · {0}")).format(reason), tr(N_("gradient stops here"))],
+        [render("graph.constant", lang, reason=reason), render("graph.gradient-stops", lang)],
         "const",
         False,
         False,
-        tr(CUT_REASONS[reason]),
+        render(CUT_REASONS[reason], lang),
     )
 
 

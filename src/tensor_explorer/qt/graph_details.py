@@ -11,13 +11,13 @@ from typing import Any
 
 import torch
 from PySide6 import QtWidgets
-from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from ..core import autograd as ag
+from ..core.catalog import render
 from ..core.graph_layout import CollapsedGraph
 from ..core.graph_session import GraphSession
 from ..core.graph_texts import CUT_REASONS, edge_grad_norm, full_values, norm_text, shape_text
-from . import theme
+from . import i18n, theme
 from .graph_view import GraphColors
 
 
@@ -35,7 +35,7 @@ class GraphDetails(QtWidgets.QTextBrowser):
         self.setObjectName("GraphDetails")
 
     def _values(self, t: torch.Tensor | None) -> str:
-        return full_values(t, self.session.tr)
+        return full_values(t, i18n.current())
 
     def show_legend(self) -> None:
         """What the colours mean and what to click."""
@@ -82,16 +82,17 @@ class GraphDetails(QtWidgets.QTextBrowser):
         if not isinstance(key, int) or not 0 <= key < len(graph.nodes):
             return None
         node = graph.nodes[key]
-        parts = [f"<h3>{esc(node.label)}</h3>",
-                 f"<p>{esc(self.tr('kind'))}: <b>{esc(node.kind)}</b>"]
+        kind, names = self.tr("kind"), self.tr("names")
+        parts = [f"<h3>{esc(node.label)}</h3>", f"<p>{esc(kind)}: <b>{esc(node.kind)}</b>"]
         if node.tensors:
-            parts.append(f" · {esc(self.tr('names'))}: <b>{esc(', '.join(node.tensors))}</b>")
+            parts.append(f" · {esc(names)}: <b>{esc(', '.join(node.tensors))}</b>")
         parts.append("</p>")
         if node.shapes:
             meta = ", ".join(f"{shape_text(sh)} {d}" for sh, d in
                              zip(node.shapes, node.dtypes, strict=False))
-            parts.append(f"<p>{esc(self.tr('gradient it receives'))}: {esc(meta)} "
-                         f"{esc(self.tr('on'))} {esc(node.device or '?')}</p>")
+            receives, on = self.tr("gradient it receives"), self.tr("on")
+            parts.append(f"<p>{esc(receives)}: {esc(meta)} {esc(on)} "
+                         f"{esc(node.device or '?')}</p>")
         if node.kind == "leaf":
             var = graph.leaf_tensor(key)
             grad = None if var is None else var.grad
@@ -119,9 +120,10 @@ class GraphDetails(QtWidgets.QTextBrowser):
             return None
         reason = origin.cut_off
         assert reason is not None
-        return (f"<h3>{esc(name)}</h3><p><b>{esc(self.tr('Cut off from the graph'))}"
-                f"</b> ({esc(reason)})</p><p>{esc(self.session.tr(CUT_REASONS[reason]))}"
-                f"</p><p><code>{esc(origin.statement or '')}</code></p>"
+        cut = self.tr("Cut off from the graph")
+        why = render(CUT_REASONS[reason], i18n.current())
+        return (f"<h3>{esc(name)}</h3><p><b>{esc(cut)}</b> ({esc(reason)})</p>"
+                f"<p>{esc(why)}</p><p><code>{esc(origin.statement or '')}</code></p>"
                 f"<p>requires_grad = {value.requires_grad}, grad_fn = None, "
                 f"{esc(shape_text(value.shape))} {esc(str(value.dtype))}</p>")
 
@@ -147,7 +149,8 @@ class GraphDetails(QtWidgets.QTextBrowser):
                         f"<td>{esc(state)}</td></tr>")
         head = "".join(f"<th align='left'>{esc(h)}</th>" for h in (
             self.tr("saved tensor"), self.tr("shape"), self.tr("dtype"), self.tr("state")))
-        parts = [f"<p><b>{esc(self.tr('Saved for backward'))}</b></p>"
+        title = self.tr("Saved for backward")
+        parts = [f"<p><b>{esc(title)}</b></p>"
                  f"<table cellspacing='4'><tr>{head}</tr>{''.join(rows)}</table>"]
         parts += [f"<p>{esc(sv.message)}</p>" for sv in saved if sv.message]
         return "".join(parts)
@@ -161,9 +164,9 @@ class GraphDetails(QtWidgets.QTextBrowser):
         if info is None or info.kind == "chain":
             labels = "".join(f"<li>{esc(graph.nodes[m].label)}</li>" for m in members[:30])
             more = f"<li>… {len(members) - 30}</li>" if len(members) > 30 else ""
-            return (f"<h3>{esc(self.tr('Group of {0} operations').format(len(members)))}</h3>"
-                    f"{_p(self.tr('Click it in the graph to expand it.'))}"
-                    f"<ol>{labels}{more}</ol>")
+            head = self.tr("Group of {0} operations").format(len(members))
+            click = self.tr("Click it in the graph to expand it.")
+            return f"<h3>{esc(head)}</h3>{_p(click)}<ol>{labels}{more}</ol>"
         ops = info.block_ops
         items = "".join(f"<li>{esc(op)}</li>" for op in ops[:30])
         more = f"<li>… {len(ops) - 30}</li>" if len(ops) > 30 else ""
@@ -217,7 +220,8 @@ class GraphDetails(QtWidgets.QTextBrowser):
         esc = html.escape
         if isinstance(key, tuple) and key and key[0] == "cut":
             _, _src, name = key
-            return (f"<h3>{esc(self.tr('Cut: gradient stops here'))}</h3>"
+            head = self.tr("Cut: gradient stops here")
+            return (f"<h3>{esc(head)}</h3>"
                     + _p(self.tr("{0} was computed from this node, but without a graph: "
                                  "backward will never reach it.").format(name)))
         if isinstance(shown, CollapsedGraph) and key in shown.bundles:
@@ -231,9 +235,7 @@ class GraphDetails(QtWidgets.QTextBrowser):
             return None
         src, dst = graph.nodes[orig[0]], graph.nodes[orig[1]]
         dst_name = dst.tensor or dst.label
-        parts = [f"<h3>{esc(src.label)} → {esc(dst_name)}</h3>",
-                 f"<p>{esc(self.tr('gradient shape'))}: {esc(shape_text(info.shape))} "
-                 f"{esc((info.dtype or '').replace('torch.', ''))}</p>"]
+        parts = [f"<h3>{esc(src.label)} → {esc(dst_name)}</h3>", self._shape_html(info)]
         multi = len(set(info.input_nrs)) > 1
         if multi:
             parts.append(_p(self.tr("{0} uses of different outputs of {1}: each output gets "
@@ -263,6 +265,13 @@ class GraphDetails(QtWidgets.QTextBrowser):
         parts.append(self._grad_html("", one if isinstance(one, torch.Tensor) else None))
         return "".join(parts)
 
+    def _shape_html(self, info: ag.EdgeInfo) -> str:
+        """The shape and dtype of the gradient along an edge."""
+        label = self.tr("gradient shape")
+        dtype = (info.dtype or "").replace("torch.", "")
+        return (f"<p>{html.escape(label)}: {html.escape(shape_text(info.shape))} "
+                f"{html.escape(dtype)}</p>")
+
     def _grad_html(self, head: str, g: Any) -> str:
         esc = html.escape
         top = f"<p><b>{esc(head)}</b></p>" if head else ""
@@ -282,13 +291,13 @@ class GraphDetails(QtWidgets.QTextBrowser):
                              for _, d in originals)
         dst_name = ", ".join(dsts)
         info = graph.edge_info.get(originals[0])
-        parts = [f"<h3>{esc(self.tr('group'))} → {esc(dst_name)} (× {len(originals)})</h3>",
+        group = self.tr("group")
+        parts = [f"<h3>{esc(group)} → {esc(dst_name)} (× {len(originals)})</h3>",
                  _p(self.tr("{0} edges of the graph, one from each place in the group that "
                             "uses {1}; the gradients along them add up.").format(
                      len(originals), dst_name))]
         if info is not None:
-            parts.append(f"<p>{esc(self.tr('gradient shape'))}: {esc(shape_text(info.shape))} "
-                         f"{esc((info.dtype or '').replace('torch.', ''))}</p>")
+            parts.append(self._shape_html(info))
         rec = s.record
         if rec is None or rec.graph is not graph:
             parts.append(_p(self.tr("Run backward to see the gradient that flows along "
@@ -302,20 +311,3 @@ class GraphDetails(QtWidgets.QTextBrowser):
                     norm_text(norm))))
             parts.append(_p(self.tr("Expand the group to see the gradient along each edge.")))
         return "".join(parts)
-
-
-# Texts translated inside f-strings, where pyside6-lupdate cannot see them:
-_LUPDATE = (
-    QT_TRANSLATE_NOOP("GraphDetails", 'Click it in the graph to expand it.'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'Cut off from the graph'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'Cut: gradient stops here'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'Each block, in the order computed'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'gradient it receives'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'gradient shape'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'group'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'Group of {0} operations'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'kind'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'names'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'on'),
-    QT_TRANSLATE_NOOP("GraphDetails", 'Saved for backward'),
-)

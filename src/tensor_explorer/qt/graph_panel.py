@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import torch
 from PySide6 import QtCore, QtWidgets
-from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from ..core import autograd as ag
+from ..core.catalog import Message
 from ..core.graph_layout import CollapsedGraph
 from ..core.graph_session import (
     COLLAPSE_ABOVE,
@@ -34,7 +34,7 @@ from ..core.graph_session import (
     Built,
     GraphSession,
     Job,
-    Message,
+    Notice,
     graph_target,
     name_map,
     retained_choices,
@@ -61,21 +61,6 @@ __all__ = [
     "shape_text",
     "short_values",
 ]
-
-
-def _tr(text: str) -> str:
-    """Translate in the pane's context (thread-safe: workers write node texts with it)."""
-    return QtCore.QCoreApplication.translate("GraphPanel", text)
-
-
-def _noop(text: str) -> str:
-    """Marks a text said through the session (translated by :func:`_tr` when shown)."""
-    return text
-
-
-# (listed for pyside6-lupdate: the two texts above, said through _noop)
-_NOOP = (QT_TRANSLATE_NOOP("GraphPanel", "Wait: {0}"),
-         QT_TRANSLATE_NOOP("GraphPanel", "{0} failed: {1}"))
 
 
 class ItemsCombo(QtWidgets.QComboBox):
@@ -120,8 +105,9 @@ def _drawing(shown: Any, graph: ag.Graph, retained: Any, norms: Any, constants: 
     """The pane's drawing of ``shown`` without a session (bench/bench_graph_draw.py)."""
     from ..core.graph_texts import edge_texts, node_texts
 
-    labels, kinds = edge_texts(shown, graph, norms, bundled, _tr)
-    return compute_drawing(shown, node_texts(shown, graph, retained, _tr), labels,
+    lang = i18n.current()
+    labels, kinds = edge_texts(shown, graph, norms, bundled, lang)
+    return compute_drawing(shown, node_texts(shown, graph, retained, lang), labels,
                            kinds, metrics, constants=constants, cancel=cancel)
 
 
@@ -139,7 +125,7 @@ class GraphPanel(QtWidgets.QWidget):
         # so that the first Backward click on a small graph (run inline) does not pause
         threading.Thread(target=ag.warm_up, name="tx-warm-backward", daemon=True).start()
         self.bridge = bridge
-        self.session = GraphSession(bridge.workspace, tr=_tr, draw=_draw)
+        self.session = GraphSession(bridge.workspace, language=i18n.current, draw=_draw)
         self._selected: tuple[str, Any] | None = None
         self._scale = theme.state().scale
         self.training_dialog: QtWidgets.QDialog | None = None
@@ -380,10 +366,10 @@ class GraphPanel(QtWidgets.QWidget):
 
     # -- the session's events ----------------------------------------------------------------
 
-    def _render(self, message: Message | None) -> str:
-        return "" if message is None else message.render(_tr, i18n.current())
+    def _render(self, message: Message | Notice | None) -> str:
+        return "" if message is None else message.render(i18n.current())
 
-    def _on_message(self, message: Message | None) -> None:
+    def _on_message(self, message: Notice | None) -> None:
         t = theme.current()
         kind = message.kind if message is not None else "info"
         colour = {"error": t.error, "ok": t.ok, "warning": t.warning}.get(kind, t.muted)
@@ -516,8 +502,7 @@ class GraphPanel(QtWidgets.QWidget):
 
     def _can_start(self) -> bool:
         if self.jobs.busy:
-            self.session.say(_noop("Wait: {0}"), self.jobs.what,
-                             kind="warning")
+            self.session.say(Message("graph.wait", what=self.jobs.what), kind="warning")
             return False
         return True
 
@@ -614,7 +599,8 @@ class GraphPanel(QtWidgets.QWidget):
             if failed is not None:
                 failed(msg)
             else:
-                self.session.say(_noop("{0} failed: {1}"), job.what, msg, kind="error")
+                self.session.say(Message("graph.job-failed", what=job.what, error=msg),
+                                 kind="error")
 
         self.jobs.start(job, fail, then)
 
@@ -660,125 +646,3 @@ def ag_devices() -> list[str]:
     from ..core.devices import devices
 
     return list(devices())
-
-
-# Texts the core writes for this pane (marked with N_ in core/graph_texts.py and
-# core/graph_session.py, said through _tr): listed here so that pyside6-lupdate extracts them
-# (tests/qt/test_graph_panel.py checks the list is complete).
-_LUPDATE = (
-    QT_TRANSLATE_NOOP("GraphPanel", '(meta: no values)'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'A chain of operations with one input and one consumer each.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'A leaf: backward accumulates its gradient into .grad.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'A program is running in the workspace; wait for it first.'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'A program is running in the workspace; wait for it to finish (or stop it) first.'),
-    QT_TRANSLATE_NOOP("GraphPanel", "Back to the workspace's own values."),
-    QT_TRANSLATE_NOOP("GraphPanel", 'backward ×{0} done (call {1} since .grad was None). {2}'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'block {0} of {1}'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'call {0}'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        "Can't re-run on {0}: {1} was handed in (explore(), a file or the API), not made "
-        "by a program here, so there is no program to re-run. Move it with .to('{0}') in "
-        'the code bar instead.'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        "Can't run the numerical check: {0} was handed in, not made by a program here, so"
-        " the program can't be re-run."),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Checking gradients numerically…'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Click for its saved tensors.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'click to expand'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'constant · {0}'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Could not re-run the program on {0}: {1}'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        "Could not read the gradient '{0}': write ones, a number, or a list like [1.0, "
-        "1.0] with the root's shape."),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Expanded a chain of {0} operations.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Expanded block {0} of {1} ({2} operations).'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Expanded {0} repeated blocks of {1} operations each.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'FAILED'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Folded the groups again.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'grad (retained) = {0}'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'gradient stops here'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Laying out the graph…'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'leaf {0} {1}'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'Made by .detach(): it shares memory with the value it came from but is cut off '
-        'from the graph; gradient does not flow through it.'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'Made inside torch.inference_mode(): no graph and no version counter; this value '
-        'is a constant and gradient stops here.'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'Made inside torch.no_grad(): autograd recorded nothing, so this value is a '
-        'constant and gradient stops here.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'needed: root has shape {0}; e.g. ones or [1.0, ...]'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'no grad'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'No value has a grad_fn yet: compute something from a tensor with '
-        'requires_grad=True.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'not needed: the root is a single number'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'Numerical check (finite differences in float64, eps={0}): largest difference '
-        'between autograd and numerical gradients {1:.3e}{2} — {3}. Per leaf: {4}.'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'One block of a repeated run; block 1 was computed first. Click to show its '
-        'operations.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Opened {0}: the {1} operations this call made.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'out {0}:'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'outputs {0}'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'passed'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'Re-ran the program on {0}. This is a separate copy: the workspace keeps its own '
-        'values; choose {1} to go back.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Re-running on {0}…'),
-    QT_TRANSLATE_NOOP("GraphPanel", 're-running the program failed: {0}'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'root'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'root: {0}'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'Running backward…'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'saved tensor changed in place!'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'The gradient list is not a rectangular list of numbers ({0}).'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'The gradient must be numbers: ones, a number, or a list like [1.0, 1.0].'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'The numerical check could not run: {0}'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'The numerical check is for small graphs: the leaves have {0} elements (at most '
-        '{1}).'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'The numerical check needs leaves that are workspace values; this graph has none.'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'The operations one call of {0} made. Click to show them.'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'The same block of operations {0} times in a row (a loop, or a stack of layers): '
-        'click to show the blocks.'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'The workspace changed, so the pane shows it again (the device re-run was '
-        'dropped).'),
-    QT_TRANSLATE_NOOP("GraphPanel", 'There is no graph to work on.'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        'zero_grad(set_to_none=False): each .grad is a tensor of zeros (a leaf that had '
-        'no gradient stays None).'),
-    QT_TRANSLATE_NOOP(
-        "GraphPanel",
-        "zero_grad(set_to_none=True): every leaf's .grad is None now; the next backward "
-        'starts counting again at call 1.'),
-    QT_TRANSLATE_NOOP("GraphPanel", '{0} backward call(s) ran, then: {1}'),
-    QT_TRANSLATE_NOOP("GraphPanel", '{0} calls in a row'),
-    QT_TRANSLATE_NOOP("GraphPanel", '{0} ops'),
-    QT_TRANSLATE_NOOP("GraphPanel", '{0} × {1} ops'),
-)
