@@ -487,6 +487,407 @@ CATALOG: dict[str, dict[str, str]] = {
     "graph.checking": {"en": "Checking gradients numerically…", "zh": "正在用数值方法检验梯度…"},
     # --- (end of the graph pane's texts)
     # --- explanations of errors and warnings (core/explain.py) and the lesson checker's words
+    # The Chinese follows the seed chapters' words (张量, 设备, 梯度, 计算图, 叶子张量, 视图, 连续,
+    # 原地操作); code, function names and dtypes stay as they are written in Python. A "{more}"
+    # field is "" or one of the sentences below it that the advice adds (a nested Message).
+    "explain.device-mismatch": {
+        "en": "The tensors in this operation live on different devices (for example one on the "
+              "CPU and one on a GPU, or one on 'meta'). An operation runs on one device, so every "
+              "operand must be there. Move them to one device at the batch boundary with "
+              ".to(device): the model's parameters, the features and the labels must agree. "
+              "Tensor.to() returns a tensor on that device (the same tensor when it is already "
+              "there) and leaves the original where it was: use what it returns. Module.to() "
+              "moves the module itself.",
+        "zh": "这次运算用到的张量位于不同的设备上（例如一个在 CPU、一个在 GPU，"
+              "或者有一个在 'meta' 上）。一次运算只在一个设备上执行，所以每个操作数都必须在那里。"
+              "请在 batch 边界用 .to(device) 把它们放到同一个设备上：模型参数、features 和 labels "
+              "的设备必须一致。注意 Tensor.to() 返回目标设备上的张量（本来就在那里时返回原张量），"
+              "不会移动原来的那个，要用它的返回值；Module.to() 则原地移动模型本身。",
+    },
+    "explain.cross-entropy-target-dtype": {
+        "en": "Cross-entropy wants class labels as integer class indices (torch.long), one per "
+              "sample, but the labels here have another dtype. If they are class indices (whole "
+              "numbers from 0 to classes - 1) and the logits are (batch, classes), make them "
+              "with dtype=torch.long (or call labels.long()). If they are probabilities, .long() "
+              "would cut them to wrong classes: float targets are only for class probabilities, "
+              "with the same shape as the logits. Logits of shape (classes,) are a single "
+              "sample: logits.unsqueeze(0) makes them (1, classes).",
+        "zh": "交叉熵要求类别标签是整数类别索引（torch.long），每个样本一个，"
+              "但这里的标签是别的 dtype。如果它们是类别索引（0 到 classes - 1 的整数），"
+              "而且 logits 的形状是 (batch, classes)，请用 dtype=torch.long 创建标签"
+              "（或者调用 labels.long()）。如果它们是概率，.long() 会把它们截成错误的类别："
+              "只有表示类别概率时 target 才用浮点数，而且形状要与 logits 相同。"
+              "形状为 (classes,) 的 logits 只是单个样本："
+              "logits.unsqueeze(0) 把它变成 (1, classes)。",
+    },
+    "explain.cross-entropy-target-shape": {
+        "en": "Cross-entropy expects logits of shape (batch, classes) and a target of shape "
+              "(batch,) holding one class index per sample, each between 0 and classes - 1. "
+              "Check that the target is not (batch, 1), that both have the same batch size, "
+              "that no label is >= the number of classes, and that the logits are not 1-D: "
+              "logits of shape (classes,) are a single sample (logits.unsqueeze(0) makes them "
+              "(1, classes)).",
+        "zh": "交叉熵要求 logits 的形状是 (batch, classes)，target 的形状是 (batch,)："
+              "每个样本一个类别索引，取值在 0 到 classes - 1 之间。"
+              "请检查 target 不是 (batch, 1)、两者的 batch 大小相同、没有标签 >= 类别数，"
+              "并且 logits 不是一维的：形状为 (classes,) 的 logits 只是单个样本"
+              "（logits.unsqueeze(0) 把它变成 (1, classes)）。",
+    },
+    "explain.cross-entropy-target-probabilities": {
+        "en": "Cross-entropy read the target as class probabilities, because it has the same "
+              "shape as the logits, and probabilities must be floating point. Usually the target "
+              "holds class indices instead: then the logits must be (batch, classes), one row "
+              "per sample (logits of shape (classes,) are a single sample: logits.unsqueeze(0)), "
+              "and the target (batch,) of class indices (torch.long). Convert the target with "
+              ".float() only if it really holds probabilities (one-hot rows, or rows summing to "
+              "1): class indices made float run but give a wrong loss.",
+        "zh": "交叉熵把 target 当作了类别概率，因为它的形状与 logits 相同，而概率必须是浮点数。"
+              "通常 target 存放的是类别索引：这时 logits 的形状必须是 (batch, classes)，"
+              "每个样本一行（形状为 (classes,) 的 logits 只是单个样本：用 logits.unsqueeze(0)），"
+              "target 的形状是 (batch,)，存放类别索引（torch.long）。"
+              "只有 target 确实是概率（one-hot 的行，或每行加起来等于 1）时才用 .float() 转换："
+              "把类别索引转成浮点数虽然能运行，算出的 loss 却是错的。",
+    },
+    "explain.not-floating": {
+        "en": "This operation needs floating-point numbers, but it got an integer tensor. A "
+              "tensor made from a list of whole numbers (torch.tensor([1, 2])) is int64 (Long). "
+              "Say dtype=torch.float32 when you create it, or convert with .float().",
+        "zh": "这个运算需要浮点数，拿到的却是整数张量。由整数列表创建的张量"
+              "（torch.tensor([1, 2])）是 int64（Long）。"
+              "请在创建时写明 dtype=torch.float32，或者用 .float() 转换。",
+    },
+    "explain.dtype-mismatch": {
+        "en": "The operands have different dtypes (for example Float and Long, or float32 and "
+              "float64). torch does not convert them silently for this operation. Create them "
+              "with the same dtype, or convert one with .to(other.dtype); features are usually "
+              "float32, class labels long.",
+        "zh": "操作数的 dtype 不同（例如 Float 和 Long，或者 float32 和 float64），"
+              "这个运算不会悄悄帮你转换。请用相同的 dtype 创建它们，"
+              "或者用 .to(other.dtype) 转换其中一个；特征通常是 float32，类别标签是 long。",
+    },
+    "explain.backward-twice": {
+        "en": "backward() frees the values the graph saved, so the same graph cannot be walked "
+              "again. Usually you want a fresh forward pass before each backward. If you really "
+              "need to go through the same graph twice, pass retain_graph=True to the first "
+              "backward() call.",
+        "zh": "backward() 会释放计算图保存的中间值，所以同一张图不能再反向传播一次。"
+              "通常应该在每次 backward 之前重新做一次前向计算。"
+              "如果确实需要对同一张图反向传播两次，请在第一次调用 backward() 时传入 "
+              "retain_graph=True。",
+    },
+    "explain.numpy-requires-grad": {
+        "en": "This tensor is part of an autograd graph (it requires grad), and a NumPy array "
+              "cannot carry that graph. Take it out of the graph first: "
+              "tensor.detach().cpu().numpy().",
+        "zh": "这个张量在 autograd 的计算图上（它需要梯度），而 NumPy 数组带不走这张图。"
+              "请先把它从图中分离出来：tensor.detach().cpu().numpy()。",
+    },
+    "explain.numpy-device": {
+        "en": "NumPy arrays live in CPU memory, and this tensor is on another device. Copy it to "
+              "the CPU first: tensor.detach().cpu().numpy().",
+        "zh": "NumPy 数组存放在 CPU 内存里，而这个张量在另一个设备上。"
+              "请先把它复制到 CPU：tensor.detach().cpu().numpy()。",
+    },
+    "explain.view-non-contiguous": {
+        "en": "view() only re-reads the same memory with a new shape, and this tensor's elements "
+              "are not laid out in the order the new shape needs (it is not contiguous, e.g. "
+              "after t(), transpose or permute). Use reshape(), which copies when it must, or "
+              "call contiguous() first (that also copies).",
+        "zh": "view() 只是用新形状重新解读同一块内存，而这个张量的元素在内存里的排列顺序"
+              "不符合新形状的要求（它不连续，例如经过 t()、transpose 或 permute 之后）。"
+              "请改用 reshape()（必要时会复制），或者先调用 contiguous()（这也会复制）。",
+    },
+    "explain.inplace-leaf": {
+        "en": "You changed in place a leaf tensor that requires grad (a parameter, or a tensor "
+              "made with requires_grad=True). autograd cannot record that. Update parameters "
+              "inside 'with torch.no_grad():' (that is what an optimizer does), or compute a new "
+              "tensor out of place instead.",
+        "zh": "你原地修改了一个需要梯度的叶子张量"
+              "（模型参数，或者用 requires_grad=True 创建的张量），"
+              "autograd 无法记录这种修改。请在 'with torch.no_grad():' 里更新参数"
+              "（optimizer 就是这样做的），或者改用非原地操作算出一个新张量。",
+    },
+    "explain.inplace-saved": {
+        "en": "A tensor that autograd saved during the forward pass was changed in place "
+              "afterwards (it is now at version {now}, but backward needs the version {saved} it "
+              "saw). Every in-place operation (a method ending in '_', x[...] = ..., +=) bumps a "
+              "tensor's version counter. Make the change out of place (y = y + 1), or clone() the "
+              "tensor before changing it, or change it only after backward.",
+        "zh": "autograd 在前向计算时保存的一个张量，之后被原地修改了"
+              "（它现在是版本 {now}，而 backward 需要它被保存时的版本 {saved}）。"
+              "每次原地操作（以 '_' 结尾的方法、x[...] = ...、+=）都会让张量的版本计数加一。"
+              "请改用非原地的写法（y = y + 1），或者在修改前先 clone() 一份，"
+              "或者等 backward 之后再修改。",
+    },
+    "explain.matmul-shape": {
+        "en": "Matrix multiplication needs the inner sizes to agree: (n, k) @ (k, m) gives "
+              "(n, m). Here the last size of the left operand differs from the first size of the "
+              "right one. For nn.Linear(in_features, out_features) the input's last size must be "
+              "in_features. Check the operands' shapes below.",
+        "zh": "矩阵乘法要求内侧的两个维度大小一致：(n, k) @ (k, m) 得到 (n, m)。"
+              "这里左操作数最后一维的大小和右操作数第一维的大小不同。"
+              "对于 nn.Linear(in_features, out_features)，输入最后一维的大小必须是 in_features。"
+              "请对照下面列出的操作数形状检查。",
+    },
+    "explain.broadcast-shape": {
+        "en": "Broadcasting compares shapes from the last dimension backwards: two sizes fit "
+              "when they are equal or one of them is 1. Here one dimension has two different "
+              "sizes, neither 1. Reshape or unsqueeze one operand (e.g. b.unsqueeze(1)) so that "
+              "the sizes line up as you mean them.",
+        "zh": "广播从尾部维度向前比较形状：两个维度相等，或者其中一个为 1，才能广播。"
+              "这里有一个维度的两个大小不同，而且都不是 1。"
+              "请对其中一个操作数做 reshape 或 unsqueeze（例如 b.unsqueeze(1)），"
+              "让各个维度按你的本意对齐。",
+    },
+    "explain.backward-non-scalar": {
+        "en": "backward() without arguments needs a single number (a scalar loss). For a tensor "
+              "with several elements pass the upstream gradient of the same shape, e.g. "
+              "y.backward(torch.ones_like(y)), or reduce it first (y.sum().backward()).",
+        "zh": "不带参数的 backward() 需要一个单独的数（标量 loss）。"
+              "对有多个元素的张量，请传入同形状的上游梯度，例如 "
+              "y.backward(torch.ones_like(y))，或者先把它归约成标量（y.sum().backward()）。",
+    },
+    "explain.backward-no-grad": {
+        "en": "This tensor is not connected to any autograd graph, so there is nothing to "
+              "differentiate. It was made by detach(), under torch.no_grad() or "
+              "torch.inference_mode(), or from tensors none of which has requires_grad=True.",
+        "zh": "这个张量没有连接到任何 autograd 计算图，所以没有东西可以求导。"
+              "它是由 detach() 得到的，或者是在 torch.no_grad() 或 torch.inference_mode() "
+              "下算出来的，或者算出它的张量都没有 requires_grad=True。",
+    },
+    "explain.inference-tensor": {
+        "en": "A tensor made under torch.inference_mode() is used in a computation that autograd "
+              "records. Inference tensors never join a graph. Make it under torch.no_grad() "
+              "instead, or use tensor.clone() outside inference mode to get a normal tensor.",
+        "zh": "一个在 torch.inference_mode() 下创建的张量被用在了 autograd 要记录的计算里。"
+              "这种推理张量永远不会加入计算图。请改在 torch.no_grad() 下创建它，"
+              "或者在 inference_mode 之外用 tensor.clone() 得到一个普通张量。",
+    },
+    "explain.inference-inplace": {
+        "en": "This tensor was made under torch.inference_mode(), and an inference tensor can "
+              "never be changed in place outside inference mode (a method ending in '_', "
+              "x[...] = ..., +=): torch keeps no version counter for it, so it could not tell "
+              "whether something still needs the old values. Make a normal copy first and change "
+              "the copy: {name} = {name}.clone() (outside inference_mode); or do the write inside "
+              "'with torch.inference_mode():'. A tensor made under torch.no_grad() instead is a "
+              "normal tensor and can be changed in place later.",
+        "zh": "这个张量是在 torch.inference_mode() 下创建的推理张量，而推理张量在 inference_mode "
+              "之外永远不能被原地修改（以 '_' 结尾的方法、x[...] = ...、+=）：torch 不为它记录"
+              "版本计数，无法判断是否还有地方需要旧的值。请先复制出一个普通张量，再修改这份副本："
+              "{name} = {name}.clone()（在 inference_mode 之外）；或者把这次写入放到 "
+              "'with torch.inference_mode():' 里面。改在 torch.no_grad() 下创建的张量是普通张量，"
+              "之后可以原地修改。",
+    },
+    "explain.inference-grad": {
+        "en": "This tensor was made under torch.inference_mode(), and an inference tensor can "
+              "never require grad: it can never join an autograd graph. Make a normal copy that "
+              "does: {name} = {name}.clone().requires_grad_() (outside inference_mode), or create "
+              "the tensor under torch.no_grad() instead.",
+        "zh": "这个张量是在 torch.inference_mode() 下创建的推理张量，而推理张量永远不能需要梯度，"
+              "也就永远不能加入 autograd 计算图。请复制出一个可以需要梯度的普通张量："
+              "{name} = {name}.clone().requires_grad_()（在 inference_mode 之外），"
+              "或者改在 torch.no_grad() 下创建这个张量。",
+    },
+    "explain.item-non-scalar": {
+        "en": "item() and float() turn a tensor with exactly one element into a Python number; "
+              "this tensor has more. Reduce it first (sum(), mean()) or index one element, or "
+              "use tolist() for all of them.",
+        "zh": "item() 和 float() 只能把恰好只有一个元素的张量转成 Python 数字，"
+              "而这个张量的元素不止一个。请先归约（sum()、mean()）或用索引取出一个元素；"
+              "要得到全部元素请用 tolist()。",
+    },
+    "explain.ambiguous-bool": {
+        "en": "An if/while/and/or needs one True or False, but the tensor has many elements. "
+              "Say which you mean: .all() (every element) or .any() (at least one).",
+        "zh": "if/while/and/or 需要一个 True 或 False，但这个张量有多个元素。"
+              "请写明你的意思：.all()（每个元素都为真）或 .any()（至少有一个为真）。",
+    },
+    "explain.inplace-overlap": {
+        "en": "The tensor written to is a view in which several elements share the same memory "
+              "(for example made by expand()), so an in-place write would be ambiguous. clone() "
+              "it first to get a tensor that owns separate memory.",
+        "zh": "被写入的张量是一个视图，它的多个元素共享同一块内存（例如由 expand() 得到），"
+              "所以原地写入的结果是不确定的。请先 clone() 一份，得到拥有独立内存的张量。",
+    },
+    "explain.device-unavailable": {
+        "en": "The device asked for does not exist on this machine. Use "
+              "torch.device('cuda' if torch.cuda.is_available() else 'cpu'), or one of the "
+              "devices listed by the app's device chooser.",
+        "zh": "这台机器上没有所请求的设备。请用 "
+              "torch.device('cuda' if torch.cuda.is_available() else 'cpu')，"
+              "或者选择本应用设备选择框里列出的设备。",
+    },
+    "explain.out-of-memory": {
+        "en": "There is not enough memory for this tensor. Use a smaller shape or batch, free "
+              "tensors you no longer need (del x), or compute under torch.no_grad() so that no "
+              "graph is kept.",
+        "zh": "内存不够放下这个张量。请用更小的形状或 batch，释放不再需要的张量（del x），"
+              "或者在 torch.no_grad() 下计算，这样就不会保留计算图。",
+    },
+    "explain.not-available": {
+        "en": "{name}() is not available in the restricted runner: lessons and programs may not "
+              "open files, run code from strings or reach Python internals.",
+        "zh": "{name}() 在受限运行器里不可用：课程和程序不能打开文件、"
+              "不能执行写在字符串里的代码，也不能访问 Python 的内部机制。",
+    },
+    "explain.not-defined": {
+        "en": "{name} has no value yet. Run the statement that makes it first, or check the "
+              "spelling (names are case-sensitive).",
+        "zh": "{name} 还没有值。请先运行创建它的语句，或者检查拼写（名字区分大小写）。",
+    },
+    "explain.this-name": {"en": "this name", "zh": "这个名字"},
+    "explain.recursion": {
+        "en": "A function called itself (directly or through others) too many times without "
+              "stopping. Check the condition that should end the recursion.",
+        "zh": "一个函数（直接或通过别的函数）调用自己的次数太多，一直停不下来。"
+              "请检查本应结束递归的条件。",
+    },
+    # cross-entropy advice from the logits and the target torch got (explain._ce_one_sample,
+    # explain._ce_batch); {logits} and {target} are the learner's names for them
+    "explain.ce-one-sample": {
+        "en": "{logits} is 1-D, shape ({classes},): cross-entropy wants logits of shape "
+              "(batch, classes) and a target of shape (batch,) holding one class index per "
+              "sample, as torch.long. Here that is one sample with {classes} classes: give it "
+              "a batch dimension and make the label a long class index: "
+              "F.cross_entropy({logits}.unsqueeze(0), {target}.reshape(1).long()) "
+              "(logits (1, {classes}), target (1,)).",
+        "zh": "{logits} 是一维的，形状为 ({classes},)："
+              "交叉熵要求 logits 的形状是 (batch, classes)，"
+              "target 的形状是 (batch,)，每个样本一个 torch.long 类型的类别索引。"
+              "这里是一个有 {classes} 个类别的样本：请给它加上 batch 维，"
+              "并把标签转成 long 类型的类别索引："
+              "F.cross_entropy({logits}.unsqueeze(0), {target}.reshape(1).long())"
+              "（logits 为 (1, {classes})，target 为 (1,)）。",
+    },
+    "explain.ce-one-row-many-labels": {
+        "en": "{logits} is 1-D, shape ({classes},), so cross-entropy reads it as the scores of a "
+              "single sample over {classes} classes, but {target} holds {n} labels, one per "
+              "sample. Logits must be (batch, classes): one row of class scores per sample, here "
+              "({n}, classes), with {target} of shape ({n},) holding class indices (torch.long). "
+              "Make the model give one row per sample (for a single sample, "
+              "{logits}.unsqueeze(0) gives (1, {classes}) and the target is one class index)."
+              "{more}",
+        "zh": "{logits} 是一维的，形状为 ({classes},)，所以交叉熵把它当作单个样本在 {classes} "
+              "个类别上的分数；而 {target} 有 {n} 个标签，每个样本一个。logits 的形状必须是 "
+              "(batch, classes)：每个样本一行类别分数，这里应为 ({n}, classes)，{target} 的形状为 "
+              "({n},)，存放类别索引（torch.long）。请让模型为每个样本给出一行"
+              "（只有一个样本时，{logits}.unsqueeze(0) 得到 (1, {classes})，"
+              "target 是一个类别索引）。"
+              "{more}",
+    },
+    "explain.ce-not-float": {
+        "en": " Do not convert {target} with .float(): a float target of the logits' shape is "
+              "read as class probabilities, so that runs but gives a wrong loss.{more}",
+        "zh": "不要用 .float() 转换 {target}：与 logits 形状相同的浮点 target 会被当作类别概率，"
+              "这样虽然能运行，算出的 loss 却是错的。{more}",
+    },
+    "explain.ce-yes-no": {
+        "en": " If {logits} holds one score per sample for a yes/no label, use "
+              "F.binary_cross_entropy_with_logits({logits}, {target}.float()) instead, or give "
+              "two scores per sample, shape ({n}, 2).",
+        "zh": "如果 {logits} 是每个样本在“是/否”问题上的一个分数，请改用 "
+              "F.binary_cross_entropy_with_logits({logits}, {target}.float())，"
+              "或者为每个样本给出两个分数，形状为 ({n}, 2)。",
+    },
+    "explain.ce-indices-not-long": {
+        "en": "Cross-entropy wants class labels as integer class indices (torch.long), one per "
+              "sample, but {target} is {dtype}. Its values are whole numbers from 0 to {last}, "
+              "so they are class indices: convert with {target}.long() (or make it with "
+              "dtype=torch.long). Float targets are only for class probabilities, with the same "
+              "shape as the logits.",
+        "zh": "交叉熵要求类别标签是整数类别索引（torch.long），每个样本一个，"
+              "但 {target} 的 dtype 是 {dtype}。它的值都是 0 到 {last} 之间的整数，"
+              "所以它们是类别索引：请用 {target}.long() 转换（或者用 dtype=torch.long 创建）。"
+              "只有表示类别概率时 target 才用浮点数，而且形状要与 logits 相同。",
+    },
+    "explain.ce-fractions": {
+        "en": "{target} has one value per sample, shape {shape}, but its values are fractions "
+              "(such as {example}), not class indices, so {target}.long() would cut them to "
+              "wrong classes ({example} becomes {cut}) and the loss would be wrong. "
+              "Cross-entropy takes either class indices (shape (batch,), whole numbers from 0 to "
+              "{last}, torch.long) or class probabilities (float, the same shape as the logits "
+              "{logits_shape}, each row summing to 1).{more}",
+        "zh": "{target} 每个样本一个值，形状为 {shape}，但它的值是小数（例如 {example}），"
+              "不是类别索引，所以 {target}.long() 会把它们截成错误的类别（{example} 变成 {cut}），"
+              "算出的 loss 是错的。交叉熵的 target 要么是类别索引：形状为 (batch,)，"
+              "取值为 0 到 {last} 的整数，dtype 为 torch.long；要么是类别概率：浮点数，"
+              "形状与 logits 的 {logits_shape} 相同，每一行加起来等于 1。{more}",
+    },
+    "explain.ce-probability-of-class-1": {
+        "en": " If {target} is the probability of class 1, the class probabilities are "
+              "torch.stack([1 - {target}, {target}], dim=1).",
+        "zh": "如果 {target} 表示属于类别 1 的概率，对应的类别概率是 "
+              "torch.stack([1 - {target}, {target}], dim=1)。",
+    },
+    "explain.ce-bad-labels": {
+        "en": "Cross-entropy wants class labels as integer class indices (torch.long), one per "
+              "sample, from 0 to {last} for these {classes} classes, but {target} is {dtype} and "
+              "holds {shown}. Check the labels and the number of classes (the logits' size in "
+              "dimension 1, {classes}) first; then make the labels torch.long.{more}",
+        "zh": "交叉熵要求类别标签是整数类别索引（torch.long），每个样本一个，"
+              "对这 {classes} 个类别取值为 0 到 {last}，但 {target} 的 dtype 是 {dtype}，"
+              "并且含有 {shown}。请先检查标签和类别数（logits 第 1 维的大小，{classes}），"
+              "再把标签转成 torch.long。{more}",
+    },
+    "explain.ce-counted-from-1": {
+        "en": " Labels counted from 1 become class indices with ({target} - 1).long().",
+        "zh": "从 1 开始编号的标签可以用 ({target} - 1).long() 变成类别索引。",
+    },
+    "explain.ce-probabilities-not-float": {
+        "en": "{target} has the same shape as the logits, {shape}, so cross-entropy reads it as "
+              "class probabilities, which must be floating point; but {target} is {dtype}."
+              "{more}",
+        "zh": "{target} 的形状与 logits 相同，都是 {shape}，所以交叉熵把它当作类别概率，"
+              "而概率必须是浮点数；但 {target} 的 dtype 是 {dtype}。{more}",
+    },
+    "explain.ce-one-hot": {
+        "en": " Its rows are one-hot, so the class indices are {target}.argmax(dim=1) (shape "
+              "{index_shape}, torch.long), what cross-entropy usually takes; {target}.float() "
+              "gives the same loss.",
+        "zh": "它的每一行都是 one-hot，所以类别索引就是 {target}.argmax(dim=1)"
+              "（形状 {index_shape}，torch.long），这是交叉熵通常使用的形式；"
+              "{target}.float() 得到的 loss 相同。",
+    },
+    "explain.ce-not-one-hot": {
+        "en": " Its rows are not one-hot, so they are not probabilities as they are. If it "
+              "should hold one class index per sample, its shape is {index_shape}; if it holds "
+              "counts, probabilities are {target}.float() / {target}.sum(dim=1, keepdim=True).",
+        "zh": "它的行不是 one-hot，本身并不是概率。如果它应当为每个样本存放一个类别索引，"
+              "形状应为 {index_shape}；如果它存放的是计数，对应的概率是 "
+              "{target}.float() / {target}.sum(dim=1, keepdim=True)。",
+    },
+    "explain.ce-column": {
+        "en": "{target} has shape {shape}: one column, but cross-entropy wants one class index "
+              "per sample in a target of shape {index_shape}, that is (batch,). Remove the "
+              "column: {fix}.",
+        "zh": "{target} 的形状是 {shape}：只有一列，而交叉熵要求 target 的形状是 "
+              "{index_shape}，即 (batch,)，每个样本一个类别索引。请去掉这一列：{fix}。",
+    },
+    # plain words for warnings torch or NumPy raise (explain.explain_warning)
+    "explain.warning-non-leaf-grad": {
+        "en": "This tensor is computed from others (not a leaf), so backward() does not keep its "
+              "gradient and .grad is None. Call .retain_grad() on it before backward() if you "
+              "want it, or read .grad of the leaf tensors (those you made with "
+              "requires_grad=True).",
+        "zh": "这个张量是由其他张量算出来的（不是叶子张量），所以 backward() 不会保留它的梯度，"
+              ".grad 是 None。如果需要它的梯度，请在 backward() 之前对它调用 .retain_grad()，"
+              "或者读取叶子张量（你用 requires_grad=True 创建的那些）的 .grad。",
+    },
+    "explain.warning-typed-storage": {
+        "en": "tensor.storage() is the old API; tensor.untyped_storage() shows the same bytes.",
+        "zh": "tensor.storage() 是旧的 API；tensor.untyped_storage() 显示的是同样的字节。",
+    },
+    "explain.warning-read-only-array": {
+        "en": "The NumPy array is read-only, and the tensor made from it shares its memory; "
+              "writing to the tensor would be undefined. Copy it first (array.copy()).",
+        "zh": "这个 NumPy 数组是只读的，而由它创建的张量与它共享内存；"
+              "写入这个张量的结果是未定义的。请先复制一份（array.copy()）。",
+    },
+    # the lesson checker (lessons.py), when an expectation cannot be tested
+    "checker.meta-no-values": {
+        "en": "a meta tensor has no values to test",
+        "zh": "meta 张量没有可以检验的值",
+    },
     # --- (end of explanations)
     # --- a warning note as the workspace's output event carries it (workspace.py)
     "console.warning": {"en": "warning: {note}\n", "zh": "警告：{note}\n"},

@@ -79,7 +79,7 @@ import torch
 
 from ..paths import resources_dir
 from . import sandbox, trust
-from .catalog import Message
+from .catalog import Message, text_in
 from .runner import ProgramError, Runner, _refused, _stopped, busy_error, compile_program
 from .workspace import Workspace, restricted_among_trusted
 
@@ -690,7 +690,7 @@ def _program_text(code: str) -> str:
 def _truth(value: Any) -> bool:
     if isinstance(value, torch.Tensor):
         if value.device.type == "meta":
-            raise ValueError("a meta tensor has no values to test")
+            raise ValueError(Message("checker.meta-no-values"))
         return bool(value.all().item()) if value.numel() else True
     if isinstance(value, np.ndarray):
         return bool(np.all(value))
@@ -786,21 +786,18 @@ def _error_text(step: Step, error: ProgramError, lang: str = "en") -> str:
 #: the check of a step's own error (a step without expect-error must run without one)
 CODE_RUNS = "the step's code runs"
 
-#: messages of the checker's own (not torch's) when an expectation cannot be tested
-_CHECKER_MESSAGES_ZH = {
-    "a meta tensor has no values to test": "meta 张量没有可以检验的值",
-}
-
 
 def _zh(detail: str) -> tuple[tuple[str, str], ...]:
     return (("zh", detail),)
 
 
 def _message(exc: Exception, lang: str) -> str:
+    """Why an expectation could not be tested, in ``lang``: the checker's own words (a catalog
+    Message) in it; torch's or a program's words as they were written."""
     if isinstance(exc, ProgramError):
         return exc.headline_in(lang)
-    text = str(exc)
-    return _CHECKER_MESSAGES_ZH.get(text, text) if lang == "zh" else text
+    said = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
+    return text_in(said, lang)
 
 
 def _left_side(expression: str) -> str | None:

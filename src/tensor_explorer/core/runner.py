@@ -1065,7 +1065,6 @@ class Runner:
             explanation=why.text if why else None,
             operands=operands,
             notes=extra,
-            explanations={"zh": why.text_zh} if why and why.text_zh else None,
         )
 
     def _operands(
@@ -1184,7 +1183,7 @@ def _notes(caught: list[warnings.WarningMessage]) -> list[str]:
         plain = explain_warning(str(w.message))
         if plain:
             text = Message("note.warning", category=w.category.__name__, message=str(w.message),
-                           plain={"en": plain, "zh": explain_warning(str(w.message), "zh")})
+                           plain=plain)
         if text not in notes:
             notes.append(text)
     return notes
