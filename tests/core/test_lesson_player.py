@@ -168,6 +168,22 @@ def test_replay_failures_are_kept_for_the_step_shown() -> None:
     assert player.result is not None and player.result.ok
 
 
+def test_markdown_is_the_step_shown_after_the_intro_on_step_one() -> None:
+    text = TINY.replace("---\n\n## One", "---\n\nWhy views matter.\n\n## One")
+    player = LessonPlayer.inline()
+    lesson = L.parse_lesson(text)
+    assert lesson.intro == "Why views matter."
+    assert player.markdown() == ""  # no lesson
+    player.open(lesson, "tiny.md", run=False)
+    assert player.markdown() == ""  # no step shown yet
+    player.go_to(1)
+    assert player.markdown() == "\n\n".join([lesson.intro, lesson.step(1).markdown])
+    player.go_to(2)
+    assert player.markdown() == lesson.step(2).markdown != ""  # no intro after step 1
+    player.go_to(3)
+    assert lesson.step(3).markdown == "" and player.markdown() == ""
+
+
 class SlowRunner:
     """A runner whose program finishes only when the test says so."""
 

@@ -267,6 +267,19 @@ class LessonPlayer:
             self.focus(step, result)
         self.events.changed.emit()
 
+    def markdown(self) -> str:
+        """The text of the step shown, as Markdown ("" when none is): the lesson's
+        introduction comes before the first step's own text."""
+        if self.lesson is None or not self.current:
+            return ""
+        step = self.lesson.step(self.current)
+        parts = []
+        if step.number == 1 and self.lesson.intro:
+            parts.append(self.lesson.intro)
+        if step.markdown:
+            parts.append(step.markdown)
+        return "\n\n".join(parts)
+
     def selection(self, step: core.Step, result: core.StepResult | None) -> str | None:
         """The value the step shown selects: its ``select:``, else what it bound last."""
         return result.select if result is not None else step.select

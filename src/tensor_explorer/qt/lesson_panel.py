@@ -26,6 +26,7 @@ from ..core.lesson_player import LessonPlayer, LessonState
 from . import fonts, i18n, theme
 from .bridge import WorkspaceBridge
 from .flow_layout import FlowLayout
+from .lesson_checks import CheckList
 from .run_controller import RunController
 from .trust_bar import TrustBar
 
@@ -145,6 +146,19 @@ class LessonPanel(QtWidgets.QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
+        self._build_navigation()
+        self._set_texts()
+        self._build_step_view()
+        self._lay_out()
+        window = QtCore.Qt.ShortcutContext.WindowShortcut
+        for keys, slot in (("PgDown", self.next_step), ("Alt+Right", self.next_step),
+                           ("PgUp", self.previous_step), ("Alt+Left", self.previous_step)):
+            shortcut = QtGui.QShortcut(QtGui.QKeySequence(keys), self)
+            shortcut.setContext(window)
+            shortcut.activated.connect(slot)
+
+    def _build_navigation(self) -> None:
+        """The lesson chooser, the step chooser and the Previous/Next/Reset buttons."""
         self.lesson_combo = QtWidgets.QComboBox()
         self.lesson_combo.setObjectName("lessonCombo")
         self.lesson_combo.setSizeAdjustPolicy(
@@ -160,7 +174,10 @@ class LessonPanel(QtWidgets.QWidget):
         self.next_button.clicked.connect(self.next_step)
         self.reset_button = QtWidgets.QPushButton()
         self.reset_button.clicked.connect(self.reset)
-        self._set_texts()
+
+    def _build_step_view(self) -> None:
+        """What shows the step: the progress line, its title, its prose, the trust bar and
+        the checks."""
         self.progress = QtWidgets.QLabel()
         self.progress.setObjectName("lessonProgress")
         self.title = QtWidgets.QLabel()
@@ -174,11 +191,9 @@ class LessonPanel(QtWidgets.QWidget):
         # a lesson file nobody trusted yet runs restricted: say so, offer to trust it
         self.trust_bar = TrustBar()
         self.trust_bar.trusted.connect(self.trust_lesson)
-        self.checks = QtWidgets.QListWidget()
-        self.checks.setObjectName("lessonChecks")
-        self.checks.setWordWrap(True)
-        self.checks.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
-        self.checks.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        self.checks = CheckList()
+
+    def _lay_out(self) -> None:
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.lesson_combo, 1)
         nav = FlowLayout(spacing=6)  # wraps in a narrow dock or at a projector's text size
@@ -201,12 +216,6 @@ class LessonPanel(QtWidgets.QWidget):
         layout.addWidget(self.title)
         layout.addWidget(split, 1)
         self.splitter = split
-        window = QtCore.Qt.ShortcutContext.WindowShortcut
-        for keys, slot in (("PgDown", self.next_step), ("Alt+Right", self.next_step),
-                           ("PgUp", self.previous_step), ("Alt+Left", self.previous_step)):
-            shortcut = QtGui.QShortcut(QtGui.QKeySequence(keys), self)
-            shortcut.setContext(window)
-            shortcut.activated.connect(slot)
 
     def _set_texts(self) -> None:
         """The buttons' labels and tool tips in the current language."""
@@ -478,17 +487,12 @@ class LessonPanel(QtWidgets.QWidget):
         step = lesson.step(self.current)
         self._message = None
         self.title.setText(f"{step.number}. {step.title}")
-        parts = []
-        if step.number == 1 and lesson.intro:
-            parts.append(lesson.intro)
-        if step.markdown:
-            parts.append(step.markdown)
-        self.prose.setMarkdown("\n\n".join(parts))
+        self.prose.setMarkdown(self.player.markdown())
         self._style_code()
         self.step_combo.blockSignals(True)
         self.step_combo.setCurrentIndex(step.number - 1)
         self.step_combo.blockSignals(False)
-        self._render_checks(self.result)
+        self.checks.show_result(self.result, self.player.replay_failures)
 
     def _style_code(self) -> None:
         """Code in a monospace font: code blocks a little smaller than the prose (so that a
@@ -526,52 +530,6 @@ class LessonPanel(QtWidgets.QWidget):
                 it += 1
             block = block.next()
 
-    def _render_checks(self, result: core.StepResult | None) -> None:
-        t = theme.current()
-        self.checks.clear()
-
-        def add(text: str, colour: str, tip: str = "") -> None:
-            item = QtWidgets.QListWidgetItem(text)
-            item.setForeground(QtGui.QColor(colour))
-            if tip:
-                item.setToolTip(tip)
-            self.checks.addItem(item)
-
-        lang = i18n.current()
-        for failed in self.player.replay_failures:
-            add(self.tr("✗ Step {0} did not go as planned while replaying").format(
-                failed.step.number), t.error,
-                "\n".join(f"{c.text_in(lang)}: {c.detail_in(lang)}" for c in failed.failures))
-        if result is None:
-            return
-        if result.skipped:
-            add(self.tr("Skipped: this step {0}.").format(self._skip_words(result.skipped)),
-                t.warning)
-            return
-        for check in result.checks:
-            if check.text == core.CODE_RUNS:
-                add(self.tr("✗ The code failed: {0}").format(check.detail_in(lang)), t.error)
-            elif check.ok:
-                add(f"✓ {check.text_in(lang)}", t.ok, check.detail_in(lang))
-            else:
-                add(f"✗ {check.text_in(lang)} — {check.detail_in(lang)}", t.error)
-        if result.checks and result.ok and any(c.text.startswith("expect-error") for c in
-                                               result.checks):
-            add(self.tr("This error is the point of this step:"), t.muted)
-            err = result.error
-            if err is not None:
-                where = self.tr("line {0}: ").format(err.line) if err.line else ""
-                full = err.text(lang)
-                add(where + err.headline_in(lang), t.warning, full)
-                explanation = err.explanation_in(lang)
-                if explanation:
-                    add(explanation, t.muted, full)
-
-    def _skip_words(self, reason: str) -> str:
-        if "CUDA" in reason:
-            return self.tr("needs a CUDA GPU, and this machine has none")
-        return reason
-
     def _update_controls(self) -> None:
         lesson = self.lesson
         has = lesson is not None
@@ -596,7 +554,7 @@ class LessonPanel(QtWidgets.QWidget):
 
     def check_texts(self) -> list[str]:
         """The lines of the checks list, as shown."""
-        return [self.checks.item(i).text() for i in range(self.checks.count())]
+        return self.checks.texts()
 
     def prose_text(self) -> str:
         """The step title and prose as plain text."""
