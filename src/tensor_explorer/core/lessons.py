@@ -80,7 +80,7 @@ import torch
 from ..paths import resources_dir
 from . import sandbox, trust
 from .catalog import Message, text_in
-from .runner import ProgramError, Runner, _refused, _stopped, busy_error, compile_program
+from .runner import ProgramError, Runner, _refused, _stopped, compile_program
 from .workspace import Workspace, restricted_among_trusted
 
 __all__ = [
@@ -744,30 +744,28 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
     if len(program.statements) != 1 or not program.statements[0].is_expression:
         raise ProgramError(Message("error.expect-one"), kind="syntax")
     grad_enabled = torch.is_grad_enabled()
-    if not ws._lock.acquire(blocking=False):
-        raise busy_error()
-    ctrl.start(EXPECT_TIME_LIMIT, None)
-    try:
-        value = Runner(ns, ctrl).run_statement(program, program.statements[0], device).value
-        if then is None:
-            return value
-        # what the checker does with the value (bool(), len(), repr()) may run a program's
-        # own methods: under the same limits and policy as the expression
-        sandbox.take_refusals()
+    with ws.held():  # no program runs while the expectation is evaluated
+        ctrl.start(EXPECT_TIME_LIMIT, None)
         try:
-            result = then(value)
-        except sandbox.Stopped as exc:  # the catalog's words, in either language
-            raise _stopped(exc.reason, None, expression, ()) from None
-        except sandbox.Refused as exc:
-            raise _refused(exc.text, None, []) from None
-        refused = sandbox.take_refusals()
-        if refused:
-            raise _refused(refused[0], None, [])
-        return result
-    finally:
-        ctrl.stop()
-        ws._lock.release()
-        torch.set_grad_enabled(grad_enabled)
+            value = Runner(ns, ctrl).run_statement(program, program.statements[0], device).value
+            if then is None:
+                return value
+            # what the checker does with the value (bool(), len(), repr()) may run a program's
+            # own methods: under the same limits and policy as the expression
+            sandbox.take_refusals()
+            try:
+                result = then(value)
+            except sandbox.Stopped as exc:  # the catalog's words, in either language
+                raise _stopped(exc.reason, None, expression, ()) from None
+            except sandbox.Refused as exc:
+                raise _refused(exc.text, None, []) from None
+            refused = sandbox.take_refusals()
+            if refused:
+                raise _refused(refused[0], None, [])
+            return result
+        finally:
+            ctrl.stop()
+            torch.set_grad_enabled(grad_enabled)
 
 
 def _error_matches(error: ProgramError, token: str) -> bool:
