@@ -22,7 +22,6 @@ MAX_FUNCTION = 60
 EXCEPTIONS: dict[str, int] = {
     "values_panel.py:ValuesPanel": 595,
     "workspace_panel.py:WorkspacePanel": 538,
-    "graph_panel.py:GraphPanel": 528,
     "lesson_panel.py:LessonPanel": 515,
     "lesson_panel.py:LessonPanel._build": 63,
     "inspector_panel.py:InspectorPanel.__init__": 70,

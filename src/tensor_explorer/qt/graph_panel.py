@@ -80,6 +80,18 @@ class ItemsCombo(QtWidgets.QComboBox):
     def minimumSizeHint(self) -> QtCore.QSize:
         return self.sizeHint()
 
+    def refill(self, items: list[tuple[str, Any]]) -> None:
+        """Replace the items (text, data), keeping the chosen one where it is still offered
+        (else the first), without signalling a choice."""
+        current = self.currentData()
+        self.blockSignals(True)
+        self.clear()
+        for text, data in items:
+            self.addItem(text, data)
+        self.setCurrentIndex(max(self.findData(current), 0))
+        self.blockSignals(False)
+        self.updateGeometry()  # as wide as its items now are
+
 
 class HintedLineEdit(QtWidgets.QLineEdit):
     """A line edit that asks for the room its placeholder (what to type) needs."""
@@ -89,6 +101,34 @@ class HintedLineEdit(QtWidgets.QLineEdit):
         need = self.fontMetrics().horizontalAdvance(self.placeholderText()) + 4 * self.fontMetrics(
         ).averageCharWidth()
         return QtCore.QSize(max(hint.width(), need), hint.height())
+
+
+class NoticeLine(QtWidgets.QLabel):
+    """The line above the graph: what the session says (a :class:`Notice`) in the interface's
+    language, coloured by its kind, with torch's own words as its tool tip; hidden when the
+    session says nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def show_notice(self, notice: Notice | None) -> None:
+        """Say ``notice`` (again, after a change of language or theme)."""
+        t = theme.current()
+        kind = notice.kind if notice is not None else "info"
+        colour = {"error": t.error, "ok": t.ok, "warning": t.warning}.get(kind, t.muted)
+        self.setStyleSheet(f"color: {colour};")
+        text = "" if notice is None else notice.render(i18n.current())
+        self.setText(text)
+        self.setToolTip(notice.detail if notice is not None else "")
+        self.setVisible(bool(text))
+
+
+def _session_fact(name: str) -> Any:
+    """A read-only property of the pane that reads the session's ``name``."""
+    return property(lambda self: getattr(self.session, name),
+                    doc=f"The session's ``{name}``.")
 
 
 def _draw(session: GraphSession, built: Built, metrics: TextMetrics,
@@ -133,7 +173,7 @@ class GraphPanel(QtWidgets.QWidget):
         ev = self.session.events
         ev.shown.connect(self._on_shown)
         ev.changed.connect(self._on_changed)
-        ev.message.connect(self._on_message)
+        ev.message.connect(self.message.show_notice)
         bridge.modified.connect(self.refresh)
         bridge.selected.connect(self._on_selected)
         theme.state().changed.connect(self._restyle)
@@ -142,45 +182,16 @@ class GraphPanel(QtWidgets.QWidget):
 
     # -- what the session holds (for tests and the main window) -----------------------------
 
-    @property
-    def graph(self) -> ag.Graph | None:
-        return self.session.graph
-
-    @property
-    def shown(self) -> ag.Graph | CollapsedGraph | None:
-        return self.session.shown
-
-    @property
-    def root(self) -> torch.Tensor | None:
-        return self.session.root
-
-    @property
-    def target(self) -> str | None:
-        return self.session.target
-
-    @property
-    def record(self) -> ag.BackwardRecord | None:
-        return self.session.record
-
-    @property
-    def history(self) -> ag.GradHistory:
-        return self.session.history
-
-    @property
-    def expanded(self) -> set[int]:
-        return self.session.expanded
-
-    @property
-    def replica(self) -> Any:
-        return self.session.replica
-
-    @property
-    def replica_device(self) -> str | None:
-        return self.session.replica_device
-
-    @property
-    def check_result(self) -> ag.NumericalCheck | None:
-        return self.session.check_result
+    graph: ag.Graph | None = _session_fact("graph")
+    shown: ag.Graph | CollapsedGraph | None = _session_fact("shown")
+    root: torch.Tensor | None = _session_fact("root")
+    target: str | None = _session_fact("target")
+    record: ag.BackwardRecord | None = _session_fact("record")
+    history: ag.GradHistory = _session_fact("history")
+    expanded: set[int] = _session_fact("expanded")
+    replica: Any = _session_fact("replica")
+    replica_device: str | None = _session_fact("replica_device")
+    check_result: ag.NumericalCheck | None = _session_fact("check_result")
 
     # -- UI ----------------------------------------------------------------------------------
 
@@ -225,10 +236,7 @@ class GraphPanel(QtWidgets.QWidget):
         self.jobs = JobRunner(self._render)
         self.jobs.busy_changed.connect(self._update_controls)
         self.progress, self.cancel_btn = self.jobs.progress, self.jobs.cancel_btn
-        self.message = QtWidgets.QLabel()
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(
-            QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message = NoticeLine()
 
     def _make_views(self) -> None:
         """The graph view beside the tabs of details and gradient history."""
@@ -337,7 +345,7 @@ class GraphPanel(QtWidgets.QWidget):
         self._update_title()
         self._update_controls()
         self._on_changed()
-        self._on_message(self.session.message)
+        self.message.show_notice(self.session.message)
         dialog = self.training_dialog
         if dialog is not None:
             from .training_dialog import TrainingDialog
@@ -358,7 +366,7 @@ class GraphPanel(QtWidgets.QWidget):
         scale_changed, self._scale = scale != self._scale, scale
         self.view.restyle()
         self.history_view.restyle()
-        self._on_message(self.session.message)
+        self.message.show_notice(self.session.message)
         if scale_changed:
             self.refresh()  # node sizes depend on the text size: drawn again
         if self._selected is None:
@@ -366,18 +374,8 @@ class GraphPanel(QtWidgets.QWidget):
 
     # -- the session's events ----------------------------------------------------------------
 
-    def _render(self, message: Message | Notice | None) -> str:
+    def _render(self, message: Message | None) -> str:
         return "" if message is None else message.render(i18n.current())
-
-    def _on_message(self, message: Notice | None) -> None:
-        t = theme.current()
-        kind = message.kind if message is not None else "info"
-        colour = {"error": t.error, "ok": t.ok, "warning": t.warning}.get(kind, t.muted)
-        self.message.setStyleSheet(f"color: {colour};")
-        text = self._render(message)
-        self.message.setText(text)
-        self.message.setToolTip(message.detail if message is not None else "")
-        self.message.setVisible(bool(text))
 
     def message_text(self) -> str:
         """The message shown above the graph (for tests)."""
@@ -488,15 +486,8 @@ class GraphPanel(QtWidgets.QWidget):
                 i = self.device_combo.findData(dev)
             if i >= 0:
                 self.device_combo.setCurrentIndex(i)
-        current = self.retain_combo.currentData()
-        self.retain_combo.blockSignals(True)
-        self.retain_combo.clear()
-        self.retain_combo.addItem(self.tr("(none)"), None)
-        for name in retained_choices(s.graph):
-            self.retain_combo.addItem(name, name)
-        self.retain_combo.setCurrentIndex(max(self.retain_combo.findData(current), 0))
-        self.retain_combo.blockSignals(False)
-        self.retain_combo.updateGeometry()  # as wide as its items now are
+        self.retain_combo.refill([(self.tr("(none)"), None),
+                                  *((name, name) for name in retained_choices(s.graph))])
 
     # -- actions -----------------------------------------------------------------------------
 
