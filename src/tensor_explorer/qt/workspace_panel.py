@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import keyword
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,187 +23,33 @@ import torch
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.devices import devices
-from ..core.facts import Badge, badges
-from ..core.modules import Member, access_code, first_names, members, module_summary, size
+from ..core.modules import access_code, first_names, members, size
 from ..core.runner import ProgramError
 from . import theme
 from .bridge import WorkspaceBridge
 from .run_controller import RunController
+from .workspace_rows import (
+    BADGES_ROLE,
+    BATCH,
+    ID_ROLE,
+    KIND_ROLE,
+    LABEL_ROLE,
+    NAME_ROLE,
+    PENDING_ROLE,
+    BadgeDelegate,
+    MembersModel,
+    member_item,
+    more_item,
+    set_words,
+    value_item,
+)
 
-#: the workspace name of a row: a value's name or a member's qualified name (None: "… more")
-NAME_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
-BADGES_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
-#: what the row shows: "value" (a workspace value), "parameter", "buffer", "module" (members
-#: of a module) or "more" (the row that shows the next members)
-KIND_ROLE = QtCore.Qt.ItemDataRole.UserRole + 3
-#: the text drawn for the row (the name relative to its module for members)
-LABEL_ROLE = QtCore.Qt.ItemDataRole.UserRole + 4
-#: a module row whose members are not made yet: True until it is first expanded
-PENDING_ROLE = QtCore.Qt.ItemDataRole.UserRole + 5
-#: members: the qualified name of the first place of a shared tensor or module, or None
-SHARED_ROLE = QtCore.Qt.ItemDataRole.UserRole + 6
-#: "… more" rows: how many members are not shown yet
-MORE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 7
-#: members: the tooltip's code part (how to reach it, its badges)
-TIP_ROLE = QtCore.Qt.ItemDataRole.UserRole + 8
-#: values: ``id`` of the value (a module renamed keeps its rows expanded)
-ID_ROLE = QtCore.Qt.ItemDataRole.UserRole + 9
-
-#: member rows made at a time under one module
-BATCH = 200
+__all__ = ["BATCH", "DTYPES", "KIND_ROLE", "LABEL_ROLE", "NAME_ROLE", "RESERVED", "WorkspacePanel"]
 
 #: names a value may not take: the pre-bound modules
 RESERVED = ("torch", "np", "nn", "F", "math", "numpy")
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool",
           "complex64")
-
-
-def _badge_color(kind: str) -> str:
-    t = theme.current()
-    return {
-        "shape": t.series[0],
-        "dtype": t.series[2],
-        "device": t.series[4],
-        "grad": t.series[1],
-        "grad_fn": t.series[1],
-        "has_grad": t.ok,
-        "inference": t.warning,
-        "type": t.muted,
-    }.get(kind, t.muted)
-
-
-class BadgeDelegate(QtWidgets.QStyledItemDelegate):
-    """Draws a value's name followed by its badges as small rounded tags."""
-
-    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionViewItem,
-              index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
-        opt = QtWidgets.QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        label = str(index.data(LABEL_ROLE) or index.data(NAME_ROLE) or "")
-        kind = index.data(KIND_ROLE)
-        # a member's name relative to its module: the path to it muted, its own name bold
-        prefix, dot, name = label.rpartition(".") if kind != "more" else ("", "", label)
-        prefix += dot
-        tags: list[Badge] = index.data(BADGES_ROLE) or []
-        opt.text = ""
-        style = opt.widget.style() if opt.widget else QtWidgets.QApplication.style()
-        style.drawControl(QtWidgets.QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        painter.save()
-        rect = opt.rect.adjusted(8, 0, -4, 0)
-        selected = bool(opt.state & QtWidgets.QStyle.StateFlag.State_Selected)
-        pal = opt.palette
-        fg = pal.highlightedText().color() if selected else pal.text().color()
-        x = rect.left()
-        if prefix:
-            painter.setFont(opt.font)
-            painter.setPen(fg if selected else QtGui.QColor(theme.current().muted))
-            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignVCenter, prefix)
-            x += QtGui.QFontMetrics(opt.font).horizontalAdvance(prefix)
-        font = QtGui.QFont(opt.font)
-        font.setBold(kind != "more")
-        font.setItalic(kind == "more")
-        painter.setFont(font)
-        painter.setPen(fg if selected or kind != "more" else QtGui.QColor(theme.current().muted))
-        fm = QtGui.QFontMetrics(font)
-        painter.drawText(rect.adjusted(x - rect.left(), 0, 0, 0),
-                         QtCore.Qt.AlignmentFlag.AlignVCenter, name)
-        x += fm.horizontalAdvance(name) + 10
-        small = QtGui.QFont(opt.font)
-        small.setPointSizeF(max(theme.min_point_size(), opt.font.pointSizeF() * 0.85))
-        painter.setFont(small)
-        sfm = QtGui.QFontMetrics(small)
-        h = sfm.height() + 4
-        y = rect.top() + (rect.height() - h) // 2
-        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-        for tag in tags:
-            w = sfm.horizontalAdvance(tag.text) + 10
-            if x + w > rect.right():
-                break
-            color = QtGui.QColor(_badge_color(tag.kind))
-            fill = QtGui.QColor(color)
-            fill.setAlpha(40 if not selected else 90)
-            painter.setPen(QtGui.QPen(color, 1))
-            painter.setBrush(fill)
-            painter.drawRoundedRect(QtCore.QRectF(x, y, w, h), 4, 4)
-            painter.setPen(fg if selected else color.darker(115) if theme.current().name ==
-                           "light" else color)
-            painter.drawText(QtCore.QRectF(x, y, w, h), QtCore.Qt.AlignmentFlag.AlignCenter,
-                             tag.text)
-            x += w + 5
-        painter.restore()
-
-    def sizeHint(self, option: QtWidgets.QStyleOptionViewItem,
-                 index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> QtCore.QSize:
-        fm = QtGui.QFontMetrics(option.font)
-        return QtCore.QSize(200, int(fm.height() * 1.9))
-
-
-def module_badges(module: torch.nn.Module) -> list[Badge]:
-    """A module's badges: its class, its parameter count, where its tensors are when that is
-    not (only) the CPU, and "eval" after ``eval()``."""
-    s = module_summary(module)
-    out = [Badge("type", s.class_name), Badge("shape", f"{s.parameters:,} params")]
-    devs = sorted(s.devices)
-    if devs and devs != ["cpu"]:
-        out.append(Badge("device", ", ".join(devs)))
-    if not s.training:
-        out.append(Badge("no_grad", "eval"))
-    return out
-
-
-def member_badges(m: Member) -> list[Badge]:
-    """A member's badges: a submodule's class and parameter count; a tensor's shape, dtype,
-    device and grad state (``requires_grad=False`` spelled out for a frozen parameter), a
-    buffer marked as one; ``= first.name`` for a shared tensor or module."""
-    if m.kind == "module":
-        out = [Badge("type", m.class_name or "")]
-        if m.numel or m.size:
-            out.append(Badge("shape", f"{m.numel:,} params"))
-    elif m.shape is None:  # a lazy module's parameter before its first forward pass
-        out = [Badge("type", "uninitialized"), Badge("device", str(m.device))]
-    else:
-        out = badges(m.value)
-        if m.kind == "buffer":
-            out.insert(0, Badge("type", "buffer"))
-        elif not m.requires_grad:  # where "requires_grad" would be: seen in a narrow panel
-            out.insert(3, Badge("no_grad", "requires_grad=False"))
-    if m.shared_with:
-        out.insert(0, Badge("type", f"= {m.shared_with}"))
-    return out
-
-
-_ROOT = QtCore.QModelIndex()
-
-
-class MembersModel(QtGui.QStandardItemModel):
-    """The panel's rows. A module row makes its member rows when it is first expanded: Qt's
-    view asks ``canFetchMore``/``fetchMore`` on expanding, and ``hasChildren`` for its arrow."""
-
-    def __init__(self, fill: Callable[[QtGui.QStandardItem], None],
-                 parent: QtCore.QObject | None = None) -> None:
-        super().__init__(parent)
-        self._fill = fill
-
-    def _pending(self, parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex
-                 ) -> QtGui.QStandardItem | None:
-        if not parent.isValid():
-            return None
-        index = parent if isinstance(parent, QtCore.QModelIndex) else self.index(
-            parent.row(), parent.column(), parent.parent())
-        item = self.itemFromIndex(index)
-        return item if item is not None and item.data(PENDING_ROLE) else None
-
-    def hasChildren(self, parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = _ROOT
-                    ) -> bool:
-        return self._pending(parent) is not None or super().hasChildren(parent)
-
-    def canFetchMore(self, parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> bool:
-        return self._pending(parent) is not None
-
-    def fetchMore(self, parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
-        item = self._pending(parent)
-        if item is not None:
-            self._fill(item)
 
 
 class WorkspacePanel(QtWidgets.QWidget):
@@ -290,7 +135,7 @@ class WorkspacePanel(QtWidgets.QWidget):
         language; the "… N more" rows and the tooltips of shared members are re-worded."""
         self._set_texts()
         for item in self._items():
-            self._set_words(item)
+            set_words(item)
         self.view.viewport().update()
 
     def _context_menu(self, pos: QtCore.QPoint) -> None:
@@ -430,7 +275,7 @@ class WorkspacePanel(QtWidgets.QWidget):
         self.model.blockSignals(True)
         self.model.clear()
         for name, value in items:
-            self.model.appendRow(self._value_item(name, value))
+            self.model.appendRow(value_item(name, value))
         self.model.blockSignals(False)
         self.view.reset()
         for name, value in items:
@@ -484,82 +329,6 @@ class WorkspacePanel(QtWidgets.QWidget):
                 and self.workspace.member(selected) is None):
             self.workspace.selected = None
 
-    def _value_item(self, name: str, value: Any) -> QtGui.QStandardItem:
-        item = QtGui.QStandardItem(name)
-        item.setData(name, NAME_ROLE)
-        item.setData("value", KIND_ROLE)
-        item.setData(id(value), ID_ROLE)
-        tags = module_badges(value) if isinstance(value, torch.nn.Module) else badges(value)
-        item.setData(tags, BADGES_ROLE)
-        item.setToolTip(f"{name}: " + ", ".join(b.text for b in tags))
-        if isinstance(value, torch.nn.Module) and size(value):
-            item.setData(True, PENDING_ROLE)
-        if isinstance(value, np.ndarray) and value.dtype.names:
-            item.appendRows(self._field_items(name, value, ""))
-        return item
-
-    def _field_items(self, root: str, record: np.ndarray, under: str) -> list[QtGui.QStandardItem]:
-        """A row for each field of a record (a structured array), nested records by path: each
-        a value of its own (``data.x``), a view of the record's memory."""
-        rows = []
-        for field in record.dtype.names or ():
-            path = f"{under}.{field}" if under else field
-            sub = record[field]
-            item = QtGui.QStandardItem(path)
-            item.setData(f"{root}.{path}", NAME_ROLE)
-            item.setData(path, LABEL_ROLE)
-            item.setData("field", KIND_ROLE)
-            tags = badges(sub)
-            item.setData(tags, BADGES_ROLE)
-            code = root + "".join(f"[{part!r}]" for part in path.split("."))
-            item.setData(f"{code}: " + ", ".join(b.text for b in tags), TIP_ROLE)
-            item.setToolTip(str(item.data(TIP_ROLE)))
-            if sub.dtype.names:
-                item.appendRows(self._field_items(root, sub, path))
-            rows.append(item)
-        return rows
-
-    def _member_item(self, root: str, module: torch.nn.Module, m: Member) -> QtGui.QStandardItem:
-        item = QtGui.QStandardItem(m.name)
-        item.setData(f"{root}.{m.name}", NAME_ROLE)
-        item.setData(m.name, LABEL_ROLE)
-        item.setData(m.kind, KIND_ROLE)
-        item.setData(m.shared_with, SHARED_ROLE)
-        tags = member_badges(m)
-        item.setData(tags, BADGES_ROLE)
-        code = access_code(root, module, m.name)
-        item.setData(f"{code}: " + ", ".join(b.text for b in tags), TIP_ROLE)
-        if m.kind == "module" and m.size:
-            item.setData(True, PENDING_ROLE)
-        self._set_words(item)
-        return item
-
-    def _more_item(self, left: int) -> QtGui.QStandardItem:
-        item = QtGui.QStandardItem()
-        item.setData("more", KIND_ROLE)
-        item.setData(left, MORE_ROLE)
-        self._set_words(item)
-        return item
-
-    def _set_words(self, item: QtGui.QStandardItem) -> None:
-        """The texts of a row that are words, in the current language."""
-        kind = item.data(KIND_ROLE)
-        if kind == "more":
-            left = int(item.data(MORE_ROLE))
-            item.setData(self.tr("… {0} more").format(f"{left:,}"), LABEL_ROLE)
-            item.setToolTip(self.tr("Select to show the next {0}.").format(min(left, BATCH)))
-            return
-        tip = item.data(TIP_ROLE)
-        if tip is None:
-            return
-        shared = item.data(SHARED_ROLE)
-        if shared:
-            tip += "\n" + (self.tr("The same module as {0}; its members are listed there.")
-                           if kind == "module" else
-                           self.tr("The same tensor as {0}: a change to one is a change to "
-                                   "the other.")).format(shared)
-        item.setToolTip(tip)
-
     def _first(self, root: str, module: torch.nn.Module) -> dict[int, str]:
         cached = self._firsts.get(root)
         if cached is None or cached[0] is not module:
@@ -579,9 +348,9 @@ class WorkspacePanel(QtWidgets.QWidget):
                            start=start, stop=stop)
         except AttributeError:  # the submodule went meanwhile
             return False
-        rows = [self._member_item(root, module, m) for m in tree]
+        rows = [member_item(root, module, m) for m in tree]
         if total > stop:
-            rows.append(self._more_item(total - stop))
+            rows.append(more_item(total - stop))
         item.appendRows(rows)
         return True
 
