@@ -1,17 +1,80 @@
-"""Facts the Values panel draws with, Qt-free: which cells of a heatmap plane are in view, the
-expression that names the slice on screen, the seconds per unit of a plane of dates, and the
-kind of a cell that is not a finite number. The Values panel's widgets (qt/values_panel.py and
-its helpers) show them; nothing here knows of widgets."""
+"""Facts the Values panel draws with, Qt-free: what it shows and how (:class:`ValuesChoice`:
+the value, displayed axes, complex part and mode, with the rules for changing them and the view
+a plane gets), which cells of a heatmap plane are in view, the expression that names the slice
+on screen, the seconds per unit of a plane of dates, and the kind of a cell that is not a
+finite number. The Values panel's widgets (qt/values_panel.py and its helpers) show them;
+nothing here knows of widgets."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .preview import Plane
+from .preview import PARTS, Plane
 
-__all__ = ["cells_in_view", "date_seconds", "nonfinite_key", "slice_expression"]
+__all__ = [
+    "MODES",
+    "ValuesChoice",
+    "cells_in_view",
+    "date_seconds",
+    "nonfinite_key",
+    "slice_expression",
+]
+
+#: how the panel shows a value: by rank (number, plot or heatmap), or always as a table
+MODES = ("auto", "table")
+
+
+@dataclass
+class ValuesChoice:
+    """What the Values panel shows and how: the value (and its name), the displayed axes
+    (rows, columns), the part of a complex value drawn and the mode; the setters refuse what
+    the panel cannot show (ValueError)."""
+
+    name: str | None = None
+    value: Any = None
+    axes: tuple[int, ...] = ()
+    part: str = "magnitude"
+    mode: str = "auto"
+
+    def set_mode(self, mode: str) -> None:
+        """``"auto"`` (number, plot or heatmap by rank) or ``"table"``."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be 'auto' or 'table', not {mode!r}")
+        self.mode = mode
+
+    def set_part(self, part: str) -> None:
+        """Which part of a complex value is drawn: one of :data:`preview.PARTS`."""
+        if part not in PARTS:
+            raise ValueError(f"part must be one of {PARTS}, not {part!r}")
+        self.part = part
+
+    def set_axes(self, rows: int, cols: int) -> None:
+        """Display axis ``rows`` downwards and ``cols`` across (negative ones count from the
+        end); the value needs two dimensions or more, and the axes must differ."""
+        v = self.value
+        if v is None or v.ndim < 2:
+            raise ValueError("choosing axes needs a value with at least two dimensions")
+        nd = v.ndim
+        rows, cols = rows % nd, cols % nd
+        if rows == cols:
+            raise ValueError("the row and column axes must differ")
+        self.axes = (rows, cols)
+
+    def max_cells(self, cells: int, points: int) -> int:
+        """The most cells to compute of the plane: ``cells``, or at most ``points`` for a
+        1-d one (a plot)."""
+        return cells if len(self.axes) != 1 else min(cells, points)
+
+    def view_for(self, plane: Plane) -> str:
+        """The view that draws ``plane``: ``"table"`` in table mode and for words, else by
+        rank ``"scalar"``, ``"plot"`` or ``"heatmap"``."""
+        if self.mode == "table" or (plane.kind == "text" and plane.data.ndim):
+            return "table"
+        return {0: "scalar", 1: "plot"}.get(plane.data.ndim, "heatmap")
 
 
 def nonfinite_key(plane: Plane, cell: tuple[int, ...]) -> str | None:

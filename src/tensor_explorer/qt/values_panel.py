@@ -8,18 +8,19 @@ the displayed axes. A huge value is shown as a strided preview computed in the b
 
 The panel holds no facts of its own: every number it shows comes from
 :mod:`tensor_explorer.core.preview` (planes, previews, formats, writes) and
-:mod:`tensor_explorer.core.values_view`. Its parts live in their own modules: the controls
-(:mod:`.values_controls`), the plot and the big number (:mod:`.values_plot`), the heatmap's
-levels (:mod:`.values_heatmap`) and cell numbers (:mod:`.values_cell_labels`), the table
-(:mod:`.values_table`), and the words and status line (:mod:`.values_status`). Editing a table cell
-writes the element in place through a write handler the owner can replace
-(:meth:`ValuesPanel.set_write_handler`) and announces it with :attr:`ValuesPanel.edited`.
+:mod:`tensor_explorer.core.values_view` (what is shown and how: :class:`ValuesChoice`). Its
+parts live in their own modules: the controls (:mod:`.values_controls`), computing planes
+(:mod:`.values_planes`), the plot and the big number (:mod:`.values_plot`), the heatmap's
+levels (:mod:`.values_heatmap`) and cell numbers (:mod:`.values_cell_labels`), the table and
+its edits (:mod:`.values_table`), the hovered cell (:mod:`.values_hover`), and the words and
+status line (:mod:`.values_status`). Editing a table cell writes the element in place through a
+write handler the owner can replace (:meth:`ValuesPanel.set_write_handler`) and announces it
+with :attr:`ValuesPanel.edited`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,23 +30,17 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..core import preview, value_table
 from ..core.preview import Plane
 from ..core.value_table import ValueTable
+from ..core.values_view import ValuesChoice
 from . import fonts, theme
 from .flow_layout import together
 from .values_cell_labels import MAX_CELL_LABELS, CellLabels
 from .values_controls import ValuesControls
 from .values_heatmap import MultiscaleHeatmap
+from .values_hover import HoveredCell
+from .values_planes import PlaneLoader
 from .values_plot import ValuesPlot, draw_scalar
-from .values_status import (
-    ValuesStatus,
-    plane_cell_text,
-    preview_error_text,
-    status_text,
-    title_text,
-)
-from .values_table import TableTools, ValuesTableModel
-from .workers import Task
-
-WriteHandler = Callable[[str | None, tuple[int, ...], Any], None]
+from .values_status import ValuesStatus, preview_error_text, status_text, title_text
+from .values_table import TableTools, ValuesTableModel, WriteHandler
 
 #: every view the panel can show (``ValuesPanel.current_view()``)
 VIEWS = ("message", "scalar", "plot", "heatmap", "table")
@@ -76,17 +71,9 @@ class ValuesPanel(QtWidgets.QWidget):
         #: most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)
         self.max_cells = int(max_cells)
         self.max_points = int(max_points)
-        self._name: str | None = None
-        self._value: Any = None
+        self.choice = ValuesChoice()  # the value, its axes, part and mode (core)
         self._plane: Plane | None = None
-        self._axes: tuple[int, ...] = ()
-        self._part = "magnitude"
-        self._mode = "auto"
-        self._task: Task | None = None
-        self._write_handler: WriteHandler | None = None
         self._view = "message"
-        self._hover_cell: tuple[int, ...] | None = None  # the cell the hover line describes
-        self._heat_pos: Any = None  # where the pointer last hovered the heatmap (scene)
         self._build()
         self._set_texts()
         theme.state().changed.connect(self._restyle)
@@ -115,7 +102,6 @@ class ValuesPanel(QtWidgets.QWidget):
         self.scalar.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self.scalar.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.plot = ValuesPlot(self)  # the 1-d plot
-        self.plot.hovered.connect(self._on_plot_hover)
         self.plot_widget, self.plot_item = self.plot.widget, self.plot.item
         self.curve, self.marks = self.plot.curve, self.plot.marks
         self._build_heatmap()
@@ -128,6 +114,10 @@ class ValuesPanel(QtWidgets.QWidget):
         self.status_line = ValuesStatus(self)  # the hover and status lines, the progress
         self.hover, self.status = self.status_line.hover, self.status_line.status
         self.progress = self.status_line.progress
+        self.planes = PlaneLoader(self.status_line, self)  # computed here or in the background
+        self.planes.ready.connect(self._show_plane)
+        self.planes.failed.connect(self._show_message)
+        self.hovered = HoveredCell(self)  # what the hover line describes
 
         # the title and the view chooser on one line; the other controls wrap onto more lines
         top = QtWidgets.QHBoxLayout()
@@ -167,15 +157,12 @@ class ValuesPanel(QtWidgets.QWidget):
         for w in (self.heatmap.levels_label, self.heatmap.levels_box):
             w.hide()
         self.controls.addWidget(together(self.heatmap.levels_label, self.heatmap.levels_box))
-        # hover, rate-limited: the slot runs at most 30 times a second
-        self._heat_proxy = pg.SignalProxy(self.heat_widget.scene().sigMouseMoved,
-                                          rateLimit=30, slot=self._on_heat_hover)
 
     def _build_table(self) -> None:
         self.table = QtWidgets.QTableView()
-        self.model = ValuesTableModel(self._edit_cell, self)  # the whole plane, read lazily
+        self.table_tools = TableTools(self)  # Go to index (Ctrl+G), copy, context menu, edits
+        self.model = ValuesTableModel(self.table_tools.edit, self)  # the plane, read lazily
         self.table.setModel(self.model)
-        self.table_tools = TableTools(self)  # Go to index (Ctrl+G), copy, context menu
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.horizontalHeader().setDefaultSectionSize(96)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
@@ -208,24 +195,24 @@ class ValuesPanel(QtWidgets.QWidget):
         slider positions, zoom, table scroll and selection, and hovered cell are kept, and no
         preview is recomputed."""
         self._set_texts()
-        value = self._value
-        self.title.setText("" if value is None else title_text(self._name, value))
+        value = self.choice.value
+        self.title.setText("" if value is None else title_text(self.choice.name, value))
         self.bar.retranslate(value)
         if value is None:
             self.message.setText(self.tr("No value selected."))
         plane = self._plane
         if plane is not None:
             if self._view == "scalar":
-                draw_scalar(self.scalar, plane, self._part)
+                draw_scalar(self.scalar, plane, self.choice.part)
             elif self._view in ("plot", "heatmap"):
                 self._label_axes(plane)  # labels only: the zoom and pan stay
-        if self._task is not None:
+        if self.planes.busy():
             self.status_line.computing()
         elif self.status_line.refusal is not None:
             self.status_line.refuse(self.status_line.refusal)
         elif plane is not None and self._view != "message":
             self.status.setText(self._status_text(plane))
-        self._set_hover(self._hover_cell)
+        self.hovered.show(self.hovered.cell)
 
     # ------------------------------------------------------------------ public API
 
@@ -236,36 +223,36 @@ class ValuesPanel(QtWidgets.QWidget):
         axes and slider positions are reset to their defaults.
         """
         self._cancel_task()
-        self._name = name
-        self._value = value
+        choice = self.choice
+        choice.name, choice.value = name, value
         self._plane = None
         self.model.set_table(None)  # holds the old value: let it go
         self.bar.index = {}
-        self._part = "magnitude"
+        choice.part = "magnitude"
         with QtCore.QSignalBlocker(self.part_box):
             self.part_box.setCurrentIndex(0)
         if value is None:
-            self.bar.set_value(None, self._axes)
+            self.bar.set_value(None, choice.axes)
             self._show_message(self.tr("No value selected."))
             self.title.setText("")
             return
         try:
             preview.check_showable(value)
         except preview.PreviewError as exc:
-            self.title.setText(title_text(self._name, value))
-            self.bar.set_value(None, self._axes)
+            self.title.setText(title_text(name, value))
+            self.bar.set_value(None, choice.axes)
             self._show_message(preview_error_text(exc))
             return
-        self.title.setText(title_text(self._name, value))
-        self._axes = preview.default_axes(value.ndim)
-        self.bar.set_value(value, self._axes)
+        self.title.setText(title_text(name, value))
+        choice.axes = preview.default_axes(value.ndim)
+        self.bar.set_value(value, choice.axes)
         self._request_plane()
 
     def refresh(self) -> None:
         """Read the current value again (after it was changed in place elsewhere)."""
-        if self._value is not None and self._axes is not None:
+        if self.choice.value is not None and self.choice.axes is not None:
             try:
-                preview.check_showable(self._value)
+                preview.check_showable(self.choice.value)
             except preview.PreviewError as exc:
                 self._show_message(preview_error_text(exc))
                 return
@@ -273,10 +260,10 @@ class ValuesPanel(QtWidgets.QWidget):
 
     def value(self) -> Any:
         """The value shown (None when nothing is)."""
-        return self._value
+        return self.choice.value
 
     def name(self) -> str | None:
-        return self._name
+        return self.choice.name
 
     def plane(self) -> Plane | None:
         """The plane on screen (None when a message is shown)."""
@@ -287,13 +274,11 @@ class ValuesPanel(QtWidgets.QWidget):
         return self._view
 
     def mode(self) -> str:
-        return self._mode
+        return self.choice.mode
 
     def set_mode(self, mode: str) -> None:
         """``"auto"`` (number, plot or heatmap by rank) or ``"table"``."""
-        if mode not in ("auto", "table"):
-            raise ValueError(f"mode must be 'auto' or 'table', not {mode!r}")
-        self._mode = mode
+        self.choice.set_mode(mode)
         with QtCore.QSignalBlocker(self.mode_box):
             self.mode_box.setCurrentIndex(0 if mode == "auto" else 1)
         if self._plane is not None:
@@ -301,29 +286,20 @@ class ValuesPanel(QtWidgets.QWidget):
 
     def set_part(self, part: str) -> None:
         """Which part of a complex value is drawn: one of :data:`preview.PARTS`."""
-        if part not in preview.PARTS:
-            raise ValueError(f"part must be one of {preview.PARTS}, not {part!r}")
-        self._part = part
+        self.choice.set_part(part)
         with QtCore.QSignalBlocker(self.part_box):
             self.part_box.setCurrentIndex(preview.PARTS.index(part))
         self.refresh()
 
     def axes(self) -> tuple[int, ...]:
         """The displayed axes of the value, (rows, columns)."""
-        return self._axes
+        return self.choice.axes
 
     def set_axes(self, rows: int, cols: int) -> None:
         """Display axis ``rows`` downwards and ``cols`` across (n-d values, n >= 2)."""
-        v = self._value
-        if v is None or v.ndim < 2:
-            raise ValueError("choosing axes needs a value with at least two dimensions")
-        nd = v.ndim
-        rows, cols = rows % nd, cols % nd
-        if rows == cols:
-            raise ValueError("the row and column axes must differ")
-        self._axes = (rows, cols)
-        self.bar.rebuild_sliders(v, self._axes)
-        self.bar.sync_axis_boxes(self._axes)
+        self.choice.set_axes(rows, cols)
+        self.bar.rebuild_sliders(self.choice.value, self.choice.axes)
+        self.bar.sync_axis_boxes(self.choice.axes)
         self._request_plane()
 
     def index(self) -> dict[int, int]:
@@ -340,11 +316,11 @@ class ValuesPanel(QtWidgets.QWidget):
         """Who writes a table edit: ``fn(name, index, new_value)``; raise to refuse (the
         message is shown). None restores the default, which writes the element in place with
         :func:`preview.write_element` and refuses what it refuses."""
-        self._write_handler = fn
+        self.table_tools.write_handler = fn
 
     def busy(self) -> bool:
         """True while a preview is being computed in the background."""
-        return self._task is not None
+        return self.planes.busy()
 
     def table_selection(self) -> tuple[np.ndarray, str, int] | None:
         """The cells selected in the table view, as the block that holds them all (the
@@ -366,11 +342,11 @@ class ValuesPanel(QtWidgets.QWidget):
         there, and its cell is scrolled to and selected. Raises
         :class:`.value_table.IndexInputError` (a ValueError) when it is not an index of the
         value."""
-        v = self._value
+        v = self.choice.value
         shape = tuple(int(n) for n in v.shape) if v is not None else ()
         idx = value_table.parse_index(", ".join(str(int(i)) for i in index), shape)
         moved = self.bar.move_to(idx)
-        if self._mode != "table":
+        if self.choice.mode != "table":
             self.set_mode("table")
         if moved:
             self._request_plane()
@@ -387,86 +363,39 @@ class ValuesPanel(QtWidgets.QWidget):
 
     def _make_table(self) -> ValueTable:
         """The whole plane at the current axes, slider indices and complex part."""
-        return ValueTable(self._value, self._axes, self.index(), self._part)
+        c = self.choice
+        return ValueTable(c.value, c.axes, self.index(), c.part)
 
     def cell_text(self, *cell: int) -> str:
         """``"[i, j] = value"`` for a displayed cell (what hovering over it shows). In the
         table view a cell is a cell of the table (its true index along the displayed axes) and
         the value is exact (``repr``); otherwise a cell of the drawn plane."""
-        table = self.model.table
-        if self._view == "table" and table is not None:
-            r, c = (*cell, 0, 0)[:2]
-            return f"[{', '.join(map(str, table.original_index(r, c)))}] = {table.exact(r, c)}"
-        return "" if self._plane is None else plane_cell_text(self._plane, cell, self._part)
+        return self.hovered.cell_text(*cell)
 
     # ------------------------------------------------------------------ computing planes
 
     def _cancel_task(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-        self.progress.hide()
+        self.planes.cancel()
         self.heatmap.reset(None)  # its block summary and region belong to the old plane
 
     @QtCore.Slot()
     def _request_plane(self) -> None:
         """Compute the plane for the current axes/index/part: here when it is cheap, else in
-        the background (cancelling any earlier request)."""
+        the background (cancelling any earlier request); :meth:`_show_plane` or
+        :meth:`_show_message` shows what comes of it."""
         self._cancel_task()
-        value, axes, index, part = self._value, self._axes, dict(self.bar.index), self._part
-        max_cells = self.max_cells if len(axes) != 1 else min(self.max_cells, self.max_points)
-
-        def compute(progress: preview.Progress | None = None,
-                    cancel: preview.CancelFn | None = None) -> Plane:
-            return preview.slice_plane(value, axes, index, part, max_cells, progress, cancel)
-
-        if not preview.needs_background(value):
-            try:
-                plane = compute()
-            except (preview.PreviewError, ValueError, RuntimeError, TypeError) as exc:
-                self._show_message(str(exc))
-                return
-            self._show_plane(plane)
-            return
-        task = Task(compute, self)
-        task.progress.connect(self._on_progress)
-        task.finished.connect(self._on_task_finished)
-        task.failed.connect(self._on_task_failed)
-        self._task = task
-        self.progress.setValue(0)
-        self.progress.show()
-        self.status_line.refusal = None
-        self.status_line.computing()
-        task.start()
-
-    @QtCore.Slot(float)
-    def _on_progress(self, fraction: float) -> None:
-        self.progress.setValue(round(100 * fraction))
-
-    @QtCore.Slot(object)
-    def _on_task_finished(self, plane: object) -> None:
-        if self.sender() is not self._task:
-            return
-        self._task = None
-        self.progress.hide()
-        assert isinstance(plane, Plane)
-        self._show_plane(plane)
-
-    @QtCore.Slot(str)
-    def _on_task_failed(self, message: str) -> None:
-        if self.sender() is not self._task:
-            return
-        self._task = None
-        self.progress.hide()
-        self._show_message(message.split(": ", 1)[-1])
+        c = self.choice
+        self.planes.request(c.value, c.axes, dict(self.bar.index), c.part,
+                            c.max_cells(self.max_cells, self.max_points), self)
 
     # ------------------------------------------------------------------ drawing
 
+    @QtCore.Slot(str)
     def _show_message(self, text: str) -> None:
         self._plane = None
         self.message.setText(text)
         self.status_line.show("")
-        self._set_hover(None)
+        self.hovered.show(None)
         self._switch("message")
         self.plane_shown.emit()
 
@@ -476,26 +405,25 @@ class ValuesPanel(QtWidgets.QWidget):
         self.heatmap.levels_box.setVisible(view == "heatmap")
         self.stack.setCurrentWidget(self._pages[view])
 
+    @QtCore.Slot(object)
     def _show_plane(self, plane: Plane) -> None:
         self._plane = plane
         self._draw(plane)
         self.plane_shown.emit()
 
     def _draw(self, plane: Plane) -> None:
-        if self._mode == "table" or (plane.kind == "text" and plane.data.ndim):  # words: a table
+        view = self.choice.view_for(plane)  # table mode and words: a table; else by rank
+        if view == "table":
             self.model.set_table(self._make_table())  # the whole plane, not the preview
             self.table_tools.fit_columns()
-            self._switch("table")
-        elif plane.data.ndim == 0:
-            draw_scalar(self.scalar, plane, self._part)
-            self._switch("scalar")
-        elif plane.data.ndim == 1:
-            self.plot.draw(plane, self._part)
-            self._switch("plot")
+        elif view == "scalar":
+            draw_scalar(self.scalar, plane, self.choice.part)
+        elif view == "plot":
+            self.plot.draw(plane, self.choice.part)
         else:
             self._draw_heatmap(plane)
-            self._switch("heatmap")
-        self._set_hover(None)
+        self._switch(view)
+        self.hovered.show(None)
         self.status_line.show(self._status_text(plane))
 
     def _draw_heatmap(self, plane: Plane) -> None:
@@ -510,11 +438,10 @@ class ValuesPanel(QtWidgets.QWidget):
         plane = self._plane
         if plane is None or self._view != "heatmap":
             return
-        if self._task is None and self.status_line.refusal is None:
+        if not self.planes.busy() and self.status_line.refusal is None:
             self.status.setText(self._status_text(plane))
         self._labels_timer.start()
-        if self._heat_pos is not None:  # the pointer has not moved: what is under it now
-            self._on_heat_hover((self._heat_pos,))
+        self.hovered.again()  # the pointer has not moved: what is under it now
 
     def shown_cell_labels(self) -> dict[tuple[int, int], str]:
         """(row, column) index along the displayed axes -> the number drawn in that cell (for
@@ -525,7 +452,7 @@ class ValuesPanel(QtWidgets.QWidget):
     def _label_axes(self, plane: Plane) -> None:
         """The axis labels of the plot (1-d plane) or heatmap (2-d plane)."""
         if plane.data.ndim == 1:
-            self.plot.label_axes(plane, self._part)
+            self.plot.label_axes(plane, self.choice.part)
         elif plane.data.ndim == 2:
             r_axis, c_axis = plane.axes
             self.heat_item.setLabel("left", self.tr("axis {axis}").format(axis=r_axis))
@@ -533,72 +460,10 @@ class ValuesPanel(QtWidgets.QWidget):
 
     def _status_text(self, plane: Plane) -> str:
         heat = self._view == "heatmap" and self.heatmap.plane is plane
-        return status_text(plane, self._name, self._mode == "table",
+        return status_text(plane, self.choice.name, self.choice.mode == "table",
                            self.heatmap if heat else None)
 
-    # ------------------------------------------------------------------ hover
-
-    def _on_heat_hover(self, event: tuple[Any, ...]) -> None:
-        plane = self._plane
-        if plane is None or self._view != "heatmap" or plane.data.ndim != 2:
-            return
-        pos = event[0]
-        vb = self.heat_item.getViewBox()
-        if not vb.sceneBoundingRect().contains(pos):
-            self._heat_pos = None
-            self._set_hover(None)
-            return
-        self._heat_pos = pos
-        p = vb.mapSceneToView(pos)
-        hit = self.heatmap.locate(p.x(), p.y())
-        if hit is None:
-            self._set_hover(None)
-            return
-        cell, detail_cell = hit
-        self._set_hover(cell)
-        # zoomed in: the exact element there; a preview: what its block holds
-        more = self.heatmap.hover_text(cell, detail_cell)
-        if more is not None:  # an exact element, or a finer level's block: on its own
-            self.hover.setText(more if detail_cell is not None or self.heatmap.in_mid()
-                               else f"{self.hover.text()}   · {more}")
-
-    @QtCore.Slot(object)
-    def _on_plot_hover(self, cell: tuple[int, ...] | None) -> None:
-        if self._view == "plot" and self._plane is not None and self._plane is self.plot.plane:
-            self._set_hover(cell)
-
-    def _set_hover(self, cell: tuple[int, ...] | None) -> None:
-        """Describe displayed ``cell`` on the hover line (None: nothing hovered)."""
-        self._hover_cell = cell if self._plane is not None else None
-        text = self.cell_text(*self._hover_cell) if self._hover_cell is not None else ""
-        self.hover.setText(text or " ")
-
-    # ------------------------------------------------------------------ editing
-
-    def _default_write(self, name: str | None, index: tuple[int, ...], new: Any) -> None:
-        preview.write_element(self._value, index, new)
-
-    def _edit_cell(self, index: tuple[int, ...], text: str) -> bool:
-        """Write the table edit ``text`` at ``index`` (the cell's true index into the whole
-        value) into the value; False if refused."""
-        value = self._value
-        if value is None:
-            return False
-        try:
-            new = preview.parse_value(text, value.dtype)
-        except ValueError as exc:
-            self.status_line.refuse(str(exc))
-            return False
-        handler = self._write_handler or self._default_write
-        try:
-            handler(self._name, index, new)
-        except Exception as exc:  # a refusal from the handler: shown, never raised
-            self.status_line.refuse(str(exc) or type(exc).__name__)
-            return False
-        self.edited.emit(self._name, index, new)
-        self.model.forget()  # the table reads the written cell now, not after the preview
-        self.refresh()
-        return True
+    # ------------------------------------------------------------------ status
 
     def last_message(self) -> str:
         """The plain text of the status line (notes, refusals)."""
@@ -632,7 +497,7 @@ class ValuesPanel(QtWidgets.QWidget):
         current = self.table.currentIndex()
         scroll = (self.table.horizontalScrollBar().value(),
                   self.table.verticalScrollBar().value())
-        hover = self._hover_cell
+        hover = self.hovered.cell
         view = self._view
         self._draw(plane)
         if self._view != view:
@@ -646,7 +511,7 @@ class ValuesPanel(QtWidgets.QWidget):
                 self.table.setCurrentIndex(self.model.index(current.row(), current.column()))
             self.table.horizontalScrollBar().setValue(scroll[0])
             self.table.verticalScrollBar().setValue(scroll[1])
-        self._set_hover(hover)
+        self.hovered.show(hover)
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self._cancel_task()

@@ -6,8 +6,9 @@
   whole value.
 - :class:`GoToBar` is the inline "Go to index" field (Ctrl+G) shown above the table.
 - :class:`TableTools` holds the table's actions (Go to index, Copy as text, CSV or NumPy
-  literal) and its context menu, reads and copies the selected block, and fits the column
-  widths; going to an index is done by the panel (:meth:`.ValuesPanel.go_to`).
+  literal) and its context menu, reads and copies the selected block, fits the column widths,
+  and writes a cell's edit through the panel's write handler; going to an index is done by the
+  panel (:meth:`.ValuesPanel.go_to`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignV
 #: Qt counts rows and columns in a C int: a longer axis shows its first this many
 MAX_SECTIONS = 2**31 - 2
 _FIT_COLUMNS = 12  # table column widths are measured on this many columns (spread evenly)
+
+WriteHandler = Callable[[str | None, tuple[int, ...], Any], None]
 
 
 class ValuesTableModel(QtCore.QAbstractTableModel):
@@ -214,12 +217,14 @@ class GoToBar(QtWidgets.QWidget):
 
 
 class TableTools(QtCore.QObject):
-    """The table's actions and context menu; ``panel`` does the work. :attr:`go_bar` is to be
-    placed in the panel's layout."""
+    """The table's actions, context menu and edits; ``panel`` does the work. :attr:`go_bar` is
+    to be placed in the panel's layout. :attr:`write_handler` writes an edit (None: the
+    default, :func:`preview.write_element`)."""
 
     def __init__(self, panel: Any) -> None:  # a ValuesPanel: its table, go_to, copy...
         super().__init__(panel)
         self.panel = panel
+        self.write_handler: WriteHandler | None = None
         self.go_bar = GoToBar(panel)
         self.go_bar.submitted.connect(self.go)
         self.go_action = QtGui.QAction(panel)
@@ -237,6 +242,32 @@ class TableTools(QtCore.QObject):
         table.customContextMenuRequested.connect(self._menu)
         self.menu: QtWidgets.QMenu | None = None
         self.retranslate()
+
+    def edit(self, index: tuple[int, ...], text: str) -> bool:
+        """Write the table edit ``text`` at ``index`` (the cell's true index into the whole
+        value) into the panel's value; False if refused (the reason on the status line)."""
+        panel = self.panel
+        value, name = panel.value(), panel.name()
+        if value is None:
+            return False
+        try:
+            new = preview.parse_value(text, value.dtype)
+        except ValueError as exc:
+            panel.status_line.refuse(str(exc))
+            return False
+        handler = self.write_handler or self._default_write
+        try:
+            handler(name, index, new)
+        except Exception as exc:  # a refusal from the handler: shown, never raised
+            panel.status_line.refuse(str(exc) or type(exc).__name__)
+            return False
+        panel.edited.emit(name, index, new)
+        panel.model.forget()  # the table reads the written cell now, not after the preview
+        panel.refresh()
+        return True
+
+    def _default_write(self, name: str | None, index: tuple[int, ...], new: Any) -> None:
+        preview.write_element(self.panel.value(), index, new)
 
     def retranslate(self) -> None:
         self.go_action.setText(self.tr("Go to index…"))
