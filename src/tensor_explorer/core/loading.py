@@ -40,6 +40,7 @@ from typing import IO, Any, Protocol
 import numpy as np
 import torch
 
+from .catalog import LANGUAGES, Message, text_in
 from .sysmem import memory_limit
 
 MAGIC = b"\x93NUMPY"
@@ -58,14 +59,29 @@ _ALLOWED_KINDS = {
     "U": "Unicode string",
     "S": "byte string",
 }
-_REFUSED_KINDS = {
-    "O": "Python objects (they would have to be unpickled, which can run code)",
-    "V": "raw bytes with no type (void)",
-}
+#: the refused kinds, and the catalog code that says why
+_REFUSED_KINDS = {"O": "load.dtype-is-objects", "V": "load.dtype-void"}
 
 
 class LoadError(ValueError):
-    """A file could not be loaded; the message says what is wrong with it, in plain words."""
+    """A file could not be loaded; the message says what is wrong with it, in plain words.
+
+    ``str(err)`` is the English text, as it always was (the CLI and tests read it). The error's
+    one argument is usually a catalog :class:`~tensor_explorer.core.catalog.Message`
+    (``load.failed``: the file's name and why), so where it is shown it can be rendered in the
+    reader's language: :attr:`message` is that argument and :meth:`text` renders it. Pickling
+    and copying keep the Message (it is the exception's argument)."""
+
+    @property
+    def message(self) -> str:
+        """The error's text: a catalog Message when it was raised with one (its English as a
+        ``str``), else the plain text."""
+        arg = self.args[0] if len(self.args) == 1 else None
+        return arg if isinstance(arg, str) else str(self)
+
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang`` ("en" or "zh"); plain text as it is."""
+        return text_in(self.message, lang)
 
 
 @dataclass(frozen=True)
@@ -84,18 +100,21 @@ class NpyHeader:
 # ---------------------------------------------------------------------------- header parsing
 
 
-def _fail(name: str, why: str) -> LoadError:
-    return LoadError(f"{name}: {why}")
+def _fail(name: str, why: Message) -> LoadError:
+    """``name: why`` as a LoadError; ``why`` is a catalog Message (so is ``name`` when it names
+    a record field)."""
+    return LoadError(Message("load.failed", name=name, why=why))
 
 
 class _Readable(Protocol):
     def read(self, n: int, /) -> bytes: ...
 
 
-def _read_exact(f: _Readable, n: int, name: str, what: str) -> bytes:
+def _read_exact(f: _Readable, n: int, name: str, code: str) -> bytes:
+    """``n`` bytes of ``f``; a file that ends sooner fails with the catalog message ``code``."""
     data = f.read(n)
     if len(data) != n:
-        raise _fail(name, f"file is truncated: it ends inside the {what}")
+        raise _fail(name, Message(code))
     return data
 
 
@@ -104,20 +123,18 @@ def check_dtype(dtype: np.dtype, name: str) -> None:
     bool, numbers, dates and durations, fixed-width strings, and records (structured dtypes)
     whose fields are all of these (nested records and sub-array fields included)."""
     if dtype.hasobject:
-        raise _fail(name, f"dtype {dtype} holds {_REFUSED_KINDS['O']}; it is not loaded")
+        raise _fail(name, Message("load.dtype-objects", dtype=dtype))
     if dtype.fields is not None:
         for field_name, (sub, *_rest) in dtype.fields.items():
             base = sub.base if sub.subdtype is not None else sub
-            check_dtype(base, f"{name}: field {field_name!r}")
+            check_dtype(base, Message("load.field", name=name, field=field_name))
         return
     if dtype.subdtype is not None:
-        raise _fail(name, f"dtype {dtype} is a sub-array dtype; only records and plain arrays load")
+        raise _fail(name, Message("load.dtype-subarray", dtype=dtype))
     if dtype.kind in _REFUSED_KINDS:
-        raise _fail(
-            name, f"dtype {dtype} is {_REFUSED_KINDS[dtype.kind]}; it is not loaded"
-        )
+        raise _fail(name, Message(_REFUSED_KINDS[dtype.kind], dtype=dtype))
     if dtype.kind not in _ALLOWED_KINDS:
-        raise _fail(name, f"dtype {dtype} is not supported")
+        raise _fail(name, Message("load.dtype-unsupported", dtype=dtype))
 
 
 def _literal(text: str) -> Any:
@@ -144,28 +161,28 @@ def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
     """
     prefix = f.read(8)
     if len(prefix) < 8 or not prefix.startswith(MAGIC):
-        raise _fail(name, "not a .npy array (the file does not start with the .npy magic bytes)")
+        raise _fail(name, Message("load.not-npy"))
     major, minor = prefix[6], prefix[7]
     if major not in (1, 2, 3) or minor != 0:
-        raise _fail(name, f"unknown .npy format version {major}.{minor}")
+        raise _fail(name, Message("load.version", major=major, minor=minor))
     if major == 1:
-        (hlen,) = struct.unpack("<H", _read_exact(f, 2, name, "header length"))
+        (hlen,) = struct.unpack("<H", _read_exact(f, 2, name, "load.truncated-header-length"))
         start = 10
     else:
-        (hlen,) = struct.unpack("<I", _read_exact(f, 4, name, "header length"))
+        (hlen,) = struct.unpack("<I", _read_exact(f, 4, name, "load.truncated-header-length"))
         start = 12
     if hlen > MAX_HEADER_BYTES:
-        raise _fail(name, f"header of {hlen} bytes is too large (at most {MAX_HEADER_BYTES})")
+        raise _fail(name, Message("load.header-too-large", nbytes=hlen, limit=MAX_HEADER_BYTES))
     if start + hlen > available:
-        raise _fail(name, "file is truncated: it ends inside the header")
-    raw = _read_exact(f, hlen, name, "header")
+        raise _fail(name, Message("load.truncated-header"))
+    raw = _read_exact(f, hlen, name, "load.truncated-header")
     try:
         text = raw.decode("utf-8" if major == 3 else "latin1")
         header = _literal(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, UnicodeError):
-        raise _fail(name, "the header is not a valid .npy header dictionary") from None
+        raise _fail(name, Message("load.header-invalid")) from None
     if not isinstance(header, dict) or set(header) != {"descr", "fortran_order", "shape"}:
-        raise _fail(name, "the header must have exactly the keys descr, fortran_order, shape")
+        raise _fail(name, Message("load.header-keys"))
     descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
     try:
         if isinstance(descr, str):
@@ -175,16 +192,16 @@ def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
         else:
             raise TypeError(descr)
     except (TypeError, ValueError, KeyError, IndexError, RecursionError):
-        raise _fail(name, f"unknown dtype {descr!r} in the header") from None
+        raise _fail(name, Message("load.header-dtype", descr=repr(descr))) from None
     check_dtype(dtype, name)
     if not isinstance(fortran, bool):
-        raise _fail(name, "fortran_order in the header must be True or False")
+        raise _fail(name, Message("load.header-order"))
     if (
         not isinstance(shape, tuple)
         or len(shape) > MAX_NDIM
         or not all(type(n) is int and n >= 0 for n in shape)
     ):
-        raise _fail(name, f"shape {shape!r} in the header is not a tuple of non-negative integers")
+        raise _fail(name, Message("load.header-shape", shape=repr(shape)))
     numel = 1
     for n in shape:
         numel *= n
@@ -192,11 +209,8 @@ def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
     header_nbytes = start + hlen
     have = available - header_nbytes
     if data_nbytes > have:
-        raise _fail(
-            name,
-            f"file is truncated: the header promises {data_nbytes:,} bytes of data "
-            f"(shape {shape}, {dtype}) but only {have:,} follow",
-        )
+        raise _fail(name, Message("load.truncated-data-promised", nbytes=data_nbytes,
+                                  shape=str(shape), dtype=dtype, have=have))  # fmt: skip
     return NpyHeader((major, minor), dtype, shape, fortran, header_nbytes, data_nbytes,
                      have - data_nbytes)  # fmt: skip
 
@@ -359,7 +373,7 @@ def _read_into(f: IO[bytes], header: NpyHeader, name: str) -> np.ndarray:
     while got < header.data_nbytes:
         n = f.readinto(view[got:])  # type: ignore[attr-defined]
         if not n:
-            raise _fail(name, "file is truncated: the data ends early")
+            raise _fail(name, Message("load.truncated-data"))
         got += n
     return arr
 
@@ -383,18 +397,18 @@ def load_array(path: str | os.PathLike[str], *, mmap_threshold: int = MMAP_THRES
             if header.data_nbytes >= mmap_threshold and header.data_nbytes > 0:
                 return _note(_map(str(p), header, header.header_nbytes, str(p)), header)
             if header.data_nbytes > memory_limit():
-                raise _fail(name, f"{header.data_nbytes:,} bytes do not fit in memory")
+                raise _fail(name, Message("load.no-memory", nbytes=header.data_nbytes))
             return _note(_read_into(f, header, name), header)
     except LoadError:
         raise
     except IsADirectoryError:
-        raise _fail(name, "is a folder, not a .npy file") from None
+        raise _fail(name, Message("load.folder-npy")) from None
     except FileNotFoundError:
-        raise _fail(name, "no such file") from None
+        raise _fail(name, Message("load.no-file")) from None
     except PermissionError:
-        raise _fail(name, "permission denied") from None
+        raise _fail(name, Message("load.permission")) from None
     except (OSError, ValueError, MemoryError) as exc:
-        raise _fail(name, f"could not be read ({exc})") from None
+        raise _fail(name, Message("load.unreadable", why=str(exc))) from None
 
 
 def _member_data_start(f: IO[bytes], info: zipfile.ZipInfo, name: str) -> int:
@@ -402,7 +416,7 @@ def _member_data_start(f: IO[bytes], info: zipfile.ZipInfo, name: str) -> int:
     f.seek(info.header_offset)
     local = f.read(30)
     if len(local) != 30 or local[:4] != b"PK\x03\x04":
-        raise _fail(name, f"member {info.filename!r} has a damaged zip header")
+        raise _fail(name, Message("load.member-zip-header", member=info.filename))
     n_name, n_extra = struct.unpack("<HH", local[26:30])
     return info.header_offset + 30 + n_name + n_extra
 
@@ -502,11 +516,11 @@ class _Inflater:
             try:
                 out = z.decompress(data, max_out)
             except zlib.error as exc:
-                raise _fail(self._label, f"the compressed data is damaged ({exc})") from None
+                raise _fail(self._label, Message("load.deflate-damaged", why=str(exc))) from None
             if out:
                 return out
             if not data or (z.unconsumed_tail and len(z.unconsumed_tail) == len(data)):
-                raise _fail(self._label, "file is truncated: the compressed data ends early")
+                raise _fail(self._label, Message("load.truncated-compressed"))
         return b""
 
     def read(self, n: int) -> bytes:
@@ -529,18 +543,18 @@ class _Inflater:
         while pos < len(view):
             out = self._step(min(len(view) - pos, _OUT_CHUNK))
             if not out:
-                raise _fail(self._label, "the member inflates to fewer bytes than it declares")
+                raise _fail(self._label, Message("load.inflates-fewer"))
             self.crc = zlib.crc32(out, self.crc)
             view[pos : pos + len(out)] = out
             pos += len(out)
         while skip:
             out = self._step(min(skip, _OUT_CHUNK))
             if not out:
-                raise _fail(self._label, "the member inflates to fewer bytes than it declares")
+                raise _fail(self._label, Message("load.inflates-fewer"))
             self.crc = zlib.crc32(out, self.crc)
             skip -= len(out)
         if self._step(1):
-            raise _fail(self._label, "the member inflates to more bytes than it declares")
+            raise _fail(self._label, Message("load.inflates-more"))
 
 
 @dataclass
@@ -556,7 +570,7 @@ class _Member:
 class _Check:
     """Where one member's CRC-32 check stands: ``result`` is None until it is known."""
 
-    def __init__(self, result: bool | None = None, error: str | None = None) -> None:
+    def __init__(self, result: bool | None = None, error: Message | None = None) -> None:
         self.result, self.error = result, error
         self.done = threading.Event()
         if result is not None or error is not None:
@@ -572,7 +586,7 @@ def _background_check(check: _Check, fd: int, member: _Member) -> None:
         if not check.result:
             _log.warning("%s: the data does not match the archive's CRC-32", member.label)
     except Exception as exc:  # reported through the check, never raised in the thread
-        check.error = f"its checksum could not be read ({exc})"
+        check.error = Message("load.crc-unreadable", why=str(exc))
     finally:
         os.close(fd)
         check.done.set()
@@ -590,7 +604,7 @@ class _Archive:
         """A descriptor of its own for one read (so closing the archive never pulls it away)."""
         with self._lock:
             if self._fd is None:
-                raise _fail(self.name, "the archive was closed before this member was read")
+                raise _fail(self.name, Message("load.archive-closed"))
             return os.dup(self._fd)
 
     def close(self) -> None:
@@ -699,7 +713,7 @@ class NpzArrays(Mapping[str, np.ndarray]):
             if check.error is not None:
                 raise _fail(label, check.error)
             if not check.result:
-                raise _fail(label, "the data does not match the archive's checksum (CRC-32)")
+                raise _fail(label, Message("load.crc-mismatch"))
 
     def load_all(self) -> dict[str, np.ndarray]:
         """Every array, read now, as a plain dict (raises before returning anything)."""
@@ -730,12 +744,12 @@ class NpzArrays(Mapping[str, np.ndarray]):
             raise
         except MemoryError:
             nbytes = member.header.data_nbytes
-            raise _fail(label, f"{nbytes:,} bytes do not fit in memory") from None
+            raise _fail(label, Message("load.no-memory", nbytes=nbytes)) from None
         except (zipfile.BadZipFile, EOFError) as exc:
-            raise _fail(label, f"the member is damaged ({exc})") from None
+            raise _fail(label, Message("load.member-damaged", why=str(exc))) from None
         except (OSError, ValueError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise _fail(label, f"could not be read ({why})") from None
+            raise _fail(label, Message("load.unreadable", why=str(why))) from None
         finally:
             os.close(fd)
 
@@ -754,7 +768,7 @@ class NpzArrays(Mapping[str, np.ndarray]):
             arr = _empty_for(h, label)
             view = _bytes(arr).data
             if _pread_into(fd, view, data_at) != h.data_nbytes:
-                raise _fail(label, "file is truncated: the data ends early")
+                raise _fail(label, Message("load.truncated-data"))
             crc = zlib.crc32(view, _crc_of(fd, member.start, h.header_nbytes))
             if h.trailing:
                 crc = _crc_of(fd, data_at + h.data_nbytes, h.trailing, crc)
@@ -776,7 +790,7 @@ class NpzArrays(Mapping[str, np.ndarray]):
             while pos < len(view):
                 chunk = src.read(min(_OUT_CHUNK, len(view) - pos))
                 if not chunk:
-                    raise _fail(label, "file is truncated: the data ends early")
+                    raise _fail(label, Message("load.truncated-data"))
                 view[pos : pos + len(chunk)] = chunk
                 pos += len(chunk)
             left = h.trailing
@@ -786,13 +800,13 @@ class NpzArrays(Mapping[str, np.ndarray]):
                     break
                 left -= got
             if src.read(1):
-                raise _fail(label, "the member holds more bytes than it declares")
+                raise _fail(label, Message("load.member-more"))
         self._checks[member.key] = _Check(True)
         return _note(arr, h)
 
     def _set_checked(self, member: _Member, crc: int) -> None:
         if crc != member.info.CRC:
-            raise _fail(member.label, "the data does not match the archive's checksum (CRC-32)")
+            raise _fail(member.label, Message("load.crc-mismatch"))
         self._checks[member.key] = _Check(True)
 
     def _check_mapped(self, fd: int, member: _Member) -> None:
@@ -812,15 +826,15 @@ class NpzArrays(Mapping[str, np.ndarray]):
 
 def _same_header(again: NpyHeader, first: NpyHeader, label: str) -> None:
     if again != first:
-        raise _fail(label, "the member changed since the archive was opened")
+        raise _fail(label, Message("load.member-changed"))
 
 
 def _empty_for(header: NpyHeader, label: str) -> np.ndarray:
     """Room for a member's data, after checking its declared size against available memory."""
     limit = memory_limit()
     if header.data_nbytes > limit:
-        raise _fail(label, f"{header.data_nbytes:,} bytes do not fit in memory "
-                           f"({limit:,} bytes available)")  # fmt: skip
+        raise _fail(label, Message("load.no-memory-limit", nbytes=header.data_nbytes,
+                                   limit=limit))  # fmt: skip
     return np.empty(header.shape, dtype=header.dtype, order="F" if header.fortran_order else "C")
 
 
@@ -845,7 +859,7 @@ def _local_data_start(f: IO[bytes], info: zipfile.ZipInfo, name: str) -> int:
     except UnicodeDecodeError:
         local = None
     if local != info.orig_filename:
-        raise _fail(name, f"member {info.filename!r} has a damaged zip header (names differ)")
+        raise _fail(name, Message("load.member-names-differ", member=info.filename))
     return start
 
 
@@ -853,29 +867,29 @@ def _read_directory(fd: int, name: str) -> tuple[dict[str, _Member], dict[str, s
     """Every array member of the archive (headers parsed and checked) and the skipped ones."""
     file_size = os.fstat(fd).st_size
     members: dict[str, _Member] = {}
-    skipped: dict[str, str] = {}
+    skipped: dict[str, str] = {}  # (each reason a catalog Message)
     with open(fd, "rb", closefd=False) as f, zipfile.ZipFile(f) as zf:
         for info in zf.infolist():
             if info.is_dir():
                 continue
             if not info.filename.endswith(".npy"):
-                skipped[info.filename] = "not a .npy array"
+                skipped[info.filename] = Message("load.skipped-not-npy")
                 continue
             key = info.filename[:-4]
             label = f"{name}[{key}]"
             if key in members:
-                raise _fail(name, f"the archive holds {key!r} twice")
+                raise _fail(name, Message("load.member-twice", key=key))
             if info.flag_bits & 0x1:
-                raise _fail(name, f"member {info.filename!r} is encrypted")
+                raise _fail(name, Message("load.member-encrypted", member=info.filename))
             if info.compress_type not in _COMPRESSION:
-                raise _fail(name, f"member {info.filename!r} uses an unsupported zip feature "
-                                  f"(compression method {info.compress_type})")  # fmt: skip
+                raise _fail(name, Message("load.member-compression", member=info.filename,
+                                          method=info.compress_type))  # fmt: skip
             start = _local_data_start(f, info, name)
             if start + info.compress_size > file_size:
-                raise _fail(name, f"member {info.filename!r} is truncated")
+                raise _fail(name, Message("load.member-truncated", member=info.filename))
             if info.compress_type == zipfile.ZIP_STORED:
                 if info.compress_size != info.file_size:
-                    raise _fail(name, f"member {info.filename!r} has a damaged zip header")
+                    raise _fail(name, Message("load.member-zip-header", member=info.filename))
                 reader = _FdReader(fd, start, start + info.file_size)
                 header = parse_header(reader, info.file_size, label)
             elif info.compress_type == zipfile.ZIP_DEFLATED:
@@ -886,9 +900,14 @@ def _read_directory(fd: int, name: str) -> tuple[dict[str, _Member], dict[str, s
                     header = parse_header(src, info.file_size, label)
             members[key] = _Member(key, info, start, header, label)
     if not members:
-        why = "".join(f"; skipped {k!r}: {v}" for k, v in list(skipped.items())[:5])
-        raise _fail(name, f"the archive holds no arrays{why}")
+        raise _fail(name, Message("load.no-arrays", skipped=_skipped_list(skipped)))
     return members, skipped
+
+
+def _skipped_list(skipped: dict[str, str]) -> dict[str, str]:
+    """``"; skipped 'a.txt': not a .npy array"`` for the first five, in each language."""
+    first = [Message("load.skipped", member=k, why=v) for k, v in list(skipped.items())[:5]]
+    return {lang: "".join(m.render(lang) for m in first) for lang in LANGUAGES}
 
 
 # ---------------------------------------------------------------------------- public API (npz)
@@ -925,27 +944,27 @@ def load_arrays(
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
-        raise _fail(name, "no such file") from None
+        raise _fail(name, Message("load.no-file")) from None
     except IsADirectoryError:
-        raise _fail(name, "is a folder, not a .npz file") from None
+        raise _fail(name, Message("load.folder-npz")) from None
     except PermissionError:
-        raise _fail(name, "permission denied") from None
+        raise _fail(name, Message("load.permission")) from None
     except OSError as exc:
-        raise _fail(name, f"could not be read ({exc.strerror or exc})") from None
+        raise _fail(name, Message("load.unreadable", why=str(exc.strerror or exc))) from None
     try:
         if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise _fail(name, "is a folder, not a .npz file")
+            raise _fail(name, Message("load.folder-npz"))
         members, skipped = _read_directory(fd, name)
     except BaseException as exc:
         os.close(fd)
         if isinstance(exc, LoadError):
             raise
         if isinstance(exc, zipfile.BadZipFile):
-            raise _fail(name, f"not a valid .npz (zip) archive ({exc})") from None
+            raise _fail(name, Message("load.bad-zip", why=str(exc))) from None
         if isinstance(exc, NotImplementedError):  # a zip feature zipfile does not support
-            raise _fail(name, f"uses an unsupported zip feature ({exc})") from None
+            raise _fail(name, Message("load.zip-feature", why=str(exc))) from None
         if isinstance(exc, (OSError, ValueError, EOFError, MemoryError, struct.error)):
-            raise _fail(name, f"could not be read ({exc})") from None
+            raise _fail(name, Message("load.unreadable", why=str(exc))) from None
         raise
     return NpzArrays(p, _Archive(fd, name), members, skipped, mmap_threshold,
                      background_check_bytes)  # fmt: skip
@@ -960,15 +979,15 @@ def load_path(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
         with open(p, "rb") as f:
             head = f.read(6)
     except FileNotFoundError:
-        raise _fail(p.name, "no such file") from None
+        raise _fail(p.name, Message("load.no-file")) from None
     except OSError as exc:
-        raise _fail(p.name, f"could not be read ({exc.strerror or exc})") from None
+        raise _fail(p.name, Message("load.unreadable", why=str(exc.strerror or exc))) from None
     if head.startswith(b"PK"):
         with load_arrays(p) as arrays:
             return arrays.load_all()
     if head == MAGIC:
         return {p.stem: load_array(p)}
-    raise _fail(p.name, "is neither a .npy nor a .npz file")
+    raise _fail(p.name, Message("load.not-array-file"))
 
 
 def to_tensor(array: np.ndarray) -> tuple[torch.Tensor, str | None]:
@@ -981,7 +1000,7 @@ def to_tensor(array: np.ndarray) -> tuple[torch.Tensor, str | None]:
     a = array
     reasons: list[str] = []
     if (a.dtype.kind == "f" and a.itemsize > 8) or (a.dtype.kind == "c" and a.itemsize > 16):
-        raise LoadError(f"torch has no {a.dtype} type; convert the array to float64 first")
+        raise LoadError(Message("load.no-torch-dtype", dtype=a.dtype))
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
         reasons.append("its bytes are big-endian and were converted to this machine's order")

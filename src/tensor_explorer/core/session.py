@@ -69,6 +69,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
+from .catalog import Message
 from .loading import LoadError, check_dtype
 from .memory import intersecting_groups
 from .runner import ProgramError
@@ -559,7 +560,8 @@ def save_session(ws: Workspace, path: str | os.PathLike[str]) -> None:
 
 
 class _Bad(Exception):
-    """A manifest problem; becomes a LoadError naming the file."""
+    """A manifest problem; becomes a LoadError naming the file. Its argument is the reason: a
+    catalog Message, or English text for the checks of one manifest field."""
 
 
 def _need(cond: bool, why: str) -> None:
@@ -693,7 +695,7 @@ def _array_spec(e: Any, allocs: list[int], what: str) -> _ArraySpec:
         dtype = np.dtype(d) if type(d) is str else np.lib.format.descr_to_dtype(_tuples(d))
         check_dtype(dtype, what)
     except (TypeError, ValueError, KeyError, IndexError, LoadError):
-        raise _Bad(f"{what}: unknown array dtype {d!r}") from None
+        raise _Bad(Message("session.value-dtype", what=what, dtype=repr(d))) from None
     shape, strides = _layout(e, "strides", -MAX_DIM, what)
     offset = _int(e["offset"], f"{what}: offset", 0)
     writeable = e.get("writeable", True)
@@ -713,8 +715,10 @@ def _array_spec(e: Any, allocs: list[int], what: str) -> _ArraySpec:
 
 def _check_plain(v: Any, depth: int, count: list[int]) -> None:
     count[0] += 1
-    _need(depth <= MAX_PLAIN_DEPTH and count[0] <= MAX_PLAIN_ITEMS, "a plain value is too deep")
-    _need(type(v) is list and len(v) > 0 and type(v[0]) is str, "a plain value is malformed")
+    if depth > MAX_PLAIN_DEPTH or count[0] > MAX_PLAIN_ITEMS:
+        raise _Bad(Message("session.plain-too-deep"))
+    if type(v) is not list or not v or type(v[0]) is not str:
+        raise _Bad(Message("session.plain-malformed"))
     tag, args = v[0], v[1:]
     ok = {
         "none": lambda: not args,
@@ -740,7 +744,8 @@ def _check_plain(v: Any, depth: int, count: list[int]) -> None:
         "dict": lambda: len(args) == 1 and type(args[0]) is list
         and all(type(p) is list and len(p) == 2 for p in args[0]),
     }.get(tag)
-    _need(ok is not None and bool(ok()), f"a plain value is malformed ({tag!r})")
+    if ok is None or not ok():
+        raise _Bad(Message("session.plain-tag", tag=tag))
     if tag in ("list", "tuple"):
         for item in args[0]:
             _check_plain(item, depth + 1, count)
@@ -748,8 +753,8 @@ def _check_plain(v: Any, depth: int, count: list[int]) -> None:
         for k, item in args[0]:
             _check_plain(k, depth + 1, count)
             _check_plain(item, depth + 1, count)
-            _need(k[0] in ("none", "bool", "int", "float", "complex", "str", "tuple"),
-                  "a dict key is not hashable")  # fmt: skip
+            if k[0] not in ("none", "bool", "int", "float", "complex", "str", "tuple"):
+                raise _Bad(Message("session.key-unhashable"))
 
 
 def _decode(v: list[Any]) -> Any:
@@ -785,7 +790,7 @@ def _decode(v: list[Any]) -> Any:
         try:
             out[key] = _decode(item)
         except TypeError:  # a tuple key holding a list
-            raise _Bad("a dict key is not hashable") from None
+            raise _Bad(Message("session.key-unhashable")) from None
     return out
 
 
@@ -804,12 +809,12 @@ def _validate(m: Any) -> _Checked:
     _keys(m, {"format", "version", "byteorder", "torch", "allocations", "values", "history",
               "origins", "selected", "notes"},
           {"format", "version", "allocations", "values"}, "the manifest")  # fmt: skip
-    _need(m["format"] == FORMAT, "this is not a Tensor Explorer session")
-    _need(type(m["version"]) is int, "the session version must be an integer")
-    _need(m["version"] <= VERSION, f"the session was written by a newer version (format "
-          f"{m['version']}; this one reads up to {VERSION})")  # fmt: skip
+    _need(m["format"] == FORMAT, Message("session.not-ours"))
+    _need(type(m["version"]) is int, Message("session.version-type"))
+    _need(m["version"] <= VERSION,
+          Message("session.newer", version=m["version"], supported=VERSION))  # fmt: skip
     _need(m.get("byteorder", sys.byteorder) == sys.byteorder,
-          f"the session was written on a {m.get('byteorder')}-endian machine")  # fmt: skip
+          Message("session.byteorder", byteorder=str(m.get("byteorder"))))  # fmt: skip
     raw_allocs = m["allocations"]
     _need(type(raw_allocs) is list and len(raw_allocs) <= MAX_VALUES * 4, "bad allocations")
     allocs: list[int] = []
@@ -830,8 +835,9 @@ def _validate(m: Any) -> _Checked:
         try:
             check_name(name)
         except ValueError as exc:
-            raise _Bad(f"value {i}: {exc}") from None
-        _need(name not in seen, f"the name {name!r} appears twice")
+            raise _Bad(Message("session.value-name", index=i, why=str(exc))) from None
+        if name in seen:
+            raise _Bad(Message("session.name-twice", name=name))
         seen.add(name)
         kind = e.get("kind")
         what = f"value {name!r}"
@@ -871,7 +877,7 @@ def _validate(m: Any) -> _Checked:
             _keys(e, {"kind", "name", "type", "note"}, {"type", "note"}, what)
             spec = (_str(e["type"], what, limit=200), _str(e["note"], what, limit=1000))
         else:
-            raise _Bad(f"{what}: unknown kind {kind!r}")
+            raise _Bad(Message("session.value-kind", what=what, kind=kind))
         values.append((name, kind, spec))
     raw_history = m.get("history", [])
     _need(type(raw_history) is list and len(raw_history) <= MAX_RECORDS, "bad history")
@@ -957,71 +963,74 @@ def open_session(path: str | os.PathLike[str], into: Workspace | None = None) ->
     """
     p = Path(path)
     label = p.name
+    why: str  # (a catalog Message: the error is "label: why" in any language)
     try:
         return _open(p, into)
     except _Bad as exc:
-        raise LoadError(f"{label}: not a valid session file: {exc}") from None
+        why = Message("session.invalid", why=exc.args[0] if exc.args else str(exc))
     except LoadError as exc:
-        raise LoadError(f"{label}: {exc}") from None
+        why = exc.message
     except zipfile.BadZipFile as exc:
-        raise LoadError(f"{label}: not a valid session file (a damaged zip archive: {exc})"
-                        ) from None  # fmt: skip
+        why = Message("session.bad-zip", why=str(exc))
     except FileNotFoundError:
-        raise LoadError(f"{label}: no such file") from None
+        why = Message("load.no-file")
     except IsADirectoryError:
-        raise LoadError(f"{label}: is a folder, not a session file") from None
+        why = Message("session.folder")
     except PermissionError:
-        raise LoadError(f"{label}: permission denied") from None
+        why = Message("load.permission")
     except MemoryError:
-        raise LoadError(f"{label}: the session does not fit in memory") from None
+        why = Message("session.no-memory")
     except (OSError, EOFError, NotImplementedError, ValueError, RuntimeError, TypeError,
             OverflowError, struct.error, UnicodeError, RecursionError) as exc:  # fmt: skip
-        raise LoadError(f"{label}: could not be read ({type(exc).__name__}: {exc})") from None
+        why = Message("load.unreadable", why=f"{type(exc).__name__}: {exc}")
+    raise LoadError(Message("load.failed", name=label, why=why))
 
 
 def _open(p: Path, into: Workspace | None = None) -> Workspace:
     with zipfile.ZipFile(p) as zf:
         infos = zf.infolist()
         names = [i.filename for i in infos]
-        _need(len(set(names)) == len(names), "the archive holds a member twice")
+        _need(len(set(names)) == len(names), Message("session.member-twice"))
         by_name = {i.filename: i for i in infos}
-        _need(MANIFEST in by_name, "there is no manifest.json (is this a session file?)")
+        _need(MANIFEST in by_name, Message("session.no-manifest"))
         for info in infos:
-            _need(not info.flag_bits & 0x1, f"member {info.filename!r} is encrypted")
-            _need(info.filename == MANIFEST or re.fullmatch(r"data/\d{1,9}\.bin", info.filename)
-                  is not None, f"unexpected member {info.filename[:100]!r}")  # fmt: skip
+            if info.flag_bits & 0x1:
+                raise _Bad(Message("load.member-encrypted", member=info.filename))
+            if info.filename != MANIFEST and not re.fullmatch(r"data/\d{1,9}\.bin",
+                                                               info.filename):
+                raise _Bad(Message("session.member-unexpected", member=info.filename[:100]))
         info = by_name[MANIFEST]
-        _need(info.file_size <= MAX_MANIFEST_BYTES, "the manifest is too large")
+        _need(info.file_size <= MAX_MANIFEST_BYTES, Message("session.manifest-too-large"))
         with zf.open(info) as f:
             raw = f.read(MAX_MANIFEST_BYTES + 1)
-        _need(len(raw) <= MAX_MANIFEST_BYTES, "the manifest is too large")
+        _need(len(raw) <= MAX_MANIFEST_BYTES, Message("session.manifest-too-large"))
         try:
             manifest = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise _Bad(f"the manifest is not valid JSON ({exc})") from None
+            raise _Bad(Message("session.manifest-json", why=str(exc))) from None
         checked = _validate(manifest)
         # every allocation's member must exist with exactly its size, and all must fit
         for i, nbytes in enumerate(checked.allocs):
             member = by_name.get(f"data/{i}.bin")
-            _need(member is not None, f"the data of allocation {i} is missing")
-            assert member is not None
-            _need(member.file_size == nbytes, f"the data of allocation {i} has "
-                  f"{member.file_size} bytes, not {nbytes}")  # fmt: skip
-            _need(member.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED),
-                  f"the data of allocation {i} uses an unsupported compression")  # fmt: skip
-        _need(len(infos) == len(checked.allocs) + 1, "the archive holds unexpected members")
+            if member is None:
+                raise _Bad(Message("session.data-missing", index=i))
+            if member.file_size != nbytes:
+                raise _Bad(Message("session.data-size", index=i, size=member.file_size,
+                                   nbytes=nbytes))  # fmt: skip
+            if member.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise _Bad(Message("session.data-compression", index=i))
+        _need(len(infos) == len(checked.allocs) + 1, Message("session.members-unexpected"))
         total = sum(checked.allocs)
         avail = _available_memory()
         if total > avail:
-            raise LoadError(f"the session needs {total:,} bytes of memory; "
-                            f"only {avail:,} are available")  # fmt: skip
+            raise LoadError(Message("session.needs-memory", nbytes=total, available=avail))
         buffers = [_read_alloc(zf, by_name[f"data/{i}.bin"], n)
                    for i, n in enumerate(checked.allocs)]  # fmt: skip
     return _build(checked, buffers, into)
 
 
 def _no_constant(name: str) -> Any:
-    raise _Bad(f"the manifest holds {name}, which is not JSON")
+    raise _Bad(Message("session.manifest-constant", constant=name))
 
 
 def _read_alloc(zf: zipfile.ZipFile, info: zipfile.ZipInfo, nbytes: int) -> torch.Tensor:
@@ -1034,9 +1043,9 @@ def _read_alloc(zf: zipfile.ZipFile, info: zipfile.ZipInfo, nbytes: int) -> torc
         while got < nbytes:
             n = f.readinto(view[got : got + _CHUNK])
             if not n:
-                raise _Bad(f"the data of {info.filename} ends early")
+                raise _Bad(Message("session.data-early", member=info.filename))
             got += n
-        _need(not f.read(1), f"{info.filename} holds more data than declared")
+        _need(not f.read(1), Message("session.data-more", member=info.filename))
     return buf
 
 

@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 
+from .catalog import Message
 from .loading import LoadError, load_arrays, load_path
 from .runner import ProgramError
 from .session import is_session
@@ -43,6 +44,25 @@ def replaces_workspace(path: str | Path) -> bool:
     return suffix == SESSION_SUFFIX or (suffix not in (".py", ".npy", ".npz") and is_session(p))
 
 
+def read_program(p: Path) -> str:
+    """The text of the program file ``p``; :class:`LoadError` (a catalog message) when it is
+    too large, missing, not UTF-8 or unreadable."""
+    why: Message
+    try:
+        size = p.stat().st_size
+        if size > MAX_PROGRAM_BYTES:
+            why = Message("load.program-too-large", nbytes=size)
+        else:
+            return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        why = Message("load.no-file")
+    except UnicodeDecodeError:
+        why = Message("load.not-utf8")
+    except OSError as exc:
+        why = Message("load.unreadable", why=str(exc.strerror or exc))
+    raise LoadError(Message("load.failed", name=p.name, why=why))
+
+
 def open_into(
     ws: Workspace, path: str | os.PathLike[str], device: str | None = None
 ) -> list[str]:
@@ -67,18 +87,7 @@ def open_into(
     if replaces_workspace(p):
         return ws.load_session(p)  # replaces the workspace (LoadError: nothing changes)
     if suffix == ".py":
-        try:
-            size = p.stat().st_size
-            if size > MAX_PROGRAM_BYTES:
-                raise LoadError(f"{p.name}: a program of {size:,} bytes is too large")
-            source = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise LoadError(f"{p.name}: no such file") from None
-        except UnicodeDecodeError:
-            raise LoadError(f"{p.name}: not a UTF-8 text file") from None
-        except OSError as exc:
-            raise LoadError(f"{p.name}: could not be read ({exc.strerror or exc})") from None
-        return ws.run(source, device=device)
+        return ws.run(read_program(p), device=device)
     if suffix == ".npz":
         arrays = dict(load_arrays(p))  # all members read before anything is bound
     elif suffix == ".npy":
