@@ -94,11 +94,13 @@ def _broken(tmp_path: Path) -> dict[str, tuple[Callable[[], object], str, str]]:
                          f"程序有 {MAX_PROGRAM_BYTES + 1:,} 字节，太大了"),
         "not our session": (lambda: open_session(other),
                             "other.txs: not a valid session file: this is not a Tensor Explorer "
-                            "session", "other.txs：不是有效的会话文件：这不是 Tensor Explorer 的会话"),
+                            "session",
+                            "other.txs：不是有效的会话文件：这不是 Tensor Explorer 的会话"),
         "newer session": (lambda: open_session(newer),
                           "newer.txs: not a valid session file: the session was written by a "
                           f"newer version (format 1000000; this one reads up to {VERSION})",
-                          f"这个会话是由更新的版本写的（格式 1000000；这个版本最多只能读 {VERSION}）"),
+                          f"这个会话是由更新的版本写的（格式 1000000；"
+                          f"这个版本最多只能读 {VERSION}）"),
         "damaged session": (lambda: open_session(tmp_path / "junk.txs"),
                             "junk.txs: not a valid session file (a damaged zip archive: File is "
                             "not a zip file)", "junk.txs：不是有效的会话文件（zip 归档已损坏："),
@@ -127,8 +129,8 @@ def test_a_record_field_is_named_in_both_languages(tmp_path: Path) -> None:
     err = _raises(lambda: load_path(tmp_path / "rec.npy"))
     assert str(err) == ("rec.npy: field 'b': field 'c': dtype |V4 is raw bytes with no type "
                         "(void); it is not loaded")
-    assert err.text("zh") == ("rec.npy：字段 'b'：字段 'c'：dtype |V4 是没有类型的原始字节（void）；"
-                              "不会加载它")
+    assert err.text("zh") == ("rec.npy：字段 'b'：字段 'c'：dtype |V4 是没有类型的原始字节"
+                              "（void）；不会加载它")
 
 
 def test_an_error_pickles_and_copies_with_its_message(tmp_path: Path) -> None:
