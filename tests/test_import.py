@@ -66,3 +66,23 @@ def test_the_import_contract_is_enforced() -> None:
     assert set(contract["forbidden_modules"]) >= {"tensor_explorer.qt", "PySide6", "pyqtgraph"}
     script = (Path(__file__).parents[1] / "scripts" / "test").read_text()
     assert ".venv/bin/lint-imports" in script
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    # A module's "_name" is its own: another module that needs it gets a public name (issue
+    # #19: session.py used the workspace's private _check_name; lessons.py, graph_texts.py and
+    # others imported runner's, autograd's and stats' private helpers).
+    import ast
+    from pathlib import Path
+
+    import tensor_explorer
+
+    package = Path(tensor_explorer.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                found += [f"{path.relative_to(package)}: {node.module}.{alias.name}"
+                          for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert not found, found

@@ -126,7 +126,8 @@ class BackwardError(ValueError):
         return self.explanations.get(lang, self.explanation)
 
 
-def _shape_text(shape: Sequence[int]) -> str:
+def shape_tuple_text(shape: Sequence[int]) -> str:
+    """A shape as Python writes the tuple: ``(3,)``, ``(2, 3)``, ``()``."""
     return "(" + ", ".join(str(int(s)) for s in shape) + (",)" if len(shape) == 1 else ")")
 
 
@@ -407,7 +408,7 @@ class Graph:
         return None if self._plan is None else self._plan.summary()
 
     def _make_edges(self) -> None:
-        with _no_gc():
+        with no_gc():
             self._edges, self._edge_info = _make_edges(self._walk_data(), self.nodes)
 
     def _walk_data(self) -> _Walk:
@@ -564,12 +565,12 @@ def trace(root: torch.Tensor, names: Names | None = None, *, saved: bool = True)
             under ``no_grad`` / ``inference_mode`` / ``detach``), with the reason in plain words.
     """
     root_fn = _root_function(root)
-    with _no_gc():
+    with no_gc():
         return _trace(root_fn, names, saved)
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
+def no_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector: walks of big graphs create many small objects, and
     each collection they trigger scans every live object (tens of ms each on large graphs)."""
     enabled = gc.isenabled()
@@ -843,7 +844,7 @@ class _Captures:
 
     def edges(self) -> dict[tuple[int, int], EdgeGrad]:
         if self._edges is None:
-            with _no_gc():
+            with no_gc():
                 self._edges = self._build()
         return self._edges
 
@@ -1337,10 +1338,10 @@ def backward(
         if root.numel() != 1:
             raise BackwardError(
                 "non_scalar",
-                f"The root has shape {_shape_text(root.shape)}, not a single number, so "
+                f"The root has shape {shape_tuple_text(root.shape)}, not a single number, so "
                 "backward needs gradient=: a tensor of that same shape (for example "
                 "torch.ones_like(root)) that weights each element.",
-                zh=f"根的形状是 {_shape_text(root.shape)}，不是单个数，所以 backward 需要 "
+                zh=f"根的形状是 {shape_tuple_text(root.shape)}，不是单个数，所以 backward 需要 "
                 "gradient=：一个同样形状的张量（例如 torch.ones_like(root)），给每个元素加权。",
             )
         grad_tensor = torch.ones_like(root, memory_format=torch.preserve_format)
@@ -1349,12 +1350,12 @@ def backward(
         if grad_tensor.shape != root.shape:
             raise BackwardError(
                 "bad_gradient",
-                f"gradient has shape {_shape_text(grad_tensor.shape)} but the root has shape "
-                f"{_shape_text(root.shape)}; they must be the same.",
-                zh=f"gradient 的形状是 {_shape_text(grad_tensor.shape)}，而根的形状是 "
-                f"{_shape_text(root.shape)}；两者必须相同。",
+                f"gradient has shape {shape_tuple_text(grad_tensor.shape)} but the root has shape "
+                f"{shape_tuple_text(root.shape)}; they must be the same.",
+                zh=f"gradient 的形状是 {shape_tuple_text(grad_tensor.shape)}，而根的形状是 "
+                f"{shape_tuple_text(root.shape)}；两者必须相同。",
             )
-    with _no_gc():  # the walk, the hooks and what they capture: many small objects
+    with no_gc():  # the walk, the hooks and what they capture: many small objects
         return _record_backward(
             root, root_fn, grad_tensor, retain_graph, names, retain, graph, snapshot
         )

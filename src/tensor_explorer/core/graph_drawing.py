@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .autograd import _no_gc
+from .autograd import no_gc
 from .graph_layout import BUS, DIRECT, LANE, CollapsedGraph, place
 
 __all__ = [
@@ -324,7 +324,7 @@ def compute_drawing(
             placed in a column right of the graph with a cut edge from each of those nodes.
         cancel: passed to the layout (raises ``LayoutCancelled``).
     """
-    with _no_gc():  # many small objects: each collection would scan every live object
+    with no_gc():  # many small objects: each collection would scan every live object
         return _compute(graph, texts, edge_labels, edge_kinds, metrics, constants, cancel)
 
 

@@ -58,7 +58,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from .autograd import Graph, Node, _no_gc
+from .autograd import Graph, Node, no_gc
 
 __all__ = [
     "BUS",
@@ -437,7 +437,7 @@ def place(
     cap = DUMMIES_PER_NODE * n if max_dummies is None else max_dummies
     gap_b = node_gap / 2.0 if bus_gap is None else bus_gap
     args = (ids, src, dst, rows, w, bool(widths), sweeps, node_gap, gap_b)
-    with _no_gc():  # many small lists: each collection would scan every live object
+    with no_gc():  # many small lists: each collection would scan every live object
         try:
             return _place_items(*args, cap, check)
         except _Cyclic:  # cannot happen after a final downward sweep; be safe anyway
@@ -803,7 +803,7 @@ def collapse_chains(
     ``expanded`` are left as their members (the pane's "expand" toggles an id in that set).
     Linear in the size of the graph. :func:`collapse` also folds repeated blocks.
     """
-    with _no_gc():  # many small lists: each collection would scan every live object
+    with no_gc():  # many small lists: each collection would scan every live object
         groups = _chains(graph, [True] * len(graph.nodes), min_length, expanded)
         info, labels = _chain_view_parts(graph, groups)
         return _view(graph, groups, info, labels)
@@ -1171,7 +1171,7 @@ def collapse(
     Near-linear: O(nodes + edges) for the chain-like graphs of loops, plus a log factor for
     nested paths and jump-pointer queries; 20k nodes take about 0.1 s.
     """
-    with _no_gc():  # many small lists: each collection would scan every live object
+    with no_gc():  # many small lists: each collection would scan every live object
         if modules:
             return _collapse_modules(graph, expanded, min_chain, modules, fold)
         return _collapse(graph, expanded, min_chain)

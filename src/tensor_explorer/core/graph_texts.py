@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .autograd import EdgeGrad, Graph, _shape_text, grad_norm
+from .autograd import EdgeGrad, Graph, grad_norm, shape_tuple_text
 from .catalog import CATALOG, Message, render
 from .graph_drawing import NodeText
 from .graph_layout import CollapsedGraph
@@ -69,7 +69,7 @@ def ops_text(labels: Any) -> str:
 
 def shape_text(shape: Any) -> str:
     """``(3,)``, ``(2, 3)``, ``()``; ``?`` when unknown."""
-    return "?" if shape is None else _shape_text(shape)
+    return "?" if shape is None else shape_tuple_text(shape)
 
 
 def _num(v: float) -> str:

@@ -80,7 +80,7 @@ import torch
 from ..paths import resources_dir
 from . import sandbox, trust
 from .catalog import Message, text_in
-from .runner import ProgramError, Runner, _refused, _stopped, compile_program
+from .runner import ProgramError, Runner, compile_program, refused_error, stopped_error
 from .workspace import Workspace, restricted_among_trusted
 
 __all__ = [
@@ -756,12 +756,12 @@ def evaluate(ws: Workspace, expression: str, device: str | None = None, *,
             try:
                 result = then(value)
             except sandbox.Stopped as exc:  # the catalog's words, in either language
-                raise _stopped(exc.reason, None, expression, ()) from None
+                raise stopped_error(exc.reason, None, expression, ()) from None
             except sandbox.Refused as exc:
-                raise _refused(exc.text, None, []) from None
+                raise refused_error(exc.text, None, []) from None
             refused = sandbox.take_refusals()
             if refused:
-                raise _refused(refused[0], None, [])
+                raise refused_error(refused[0], None, [])
             return result
         finally:
             ctrl.stop()

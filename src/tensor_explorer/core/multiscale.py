@@ -36,11 +36,11 @@ from .preview import (
     NonFiniteCounts,
     Progress,
     Value,
-    _chunk_to_numpy,
-    _display,
+    chunk_to_numpy,
+    display_numbers,
     plane_view,
 )
-from .stats import Cancelled, _pool, _workers
+from .stats import Cancelled, stats_pool, stats_workers
 
 CHUNK = 1 << 22  # elements read and reduced at a time (16 MiB of float32)
 
@@ -107,9 +107,9 @@ def _read(view: Value, rows: slice, cols: slice, kind: str, part: str) -> np.nda
     value's own float dtype (float32 stays float32), bool as uint8, complex as ``part``."""
     piece = view[rows, cols]
     # an array is read in place (a memory map's pages), not copied
-    a = _chunk_to_numpy(piece) if isinstance(piece, torch.Tensor) else np.asarray(piece)
+    a = chunk_to_numpy(piece) if isinstance(piece, torch.Tensor) else np.asarray(piece)
     if kind in ("complex", "datetime", "timedelta", "text"):  # dates: integers, NaT as NaN
-        return _display(a, kind, part)
+        return display_numbers(a, kind, part)
     if a.dtype == np.bool_:
         return a.view(np.uint8)
     if not a.dtype.isnative:
@@ -237,7 +237,7 @@ def summarise_view(
     tiles = [(r0, c0) for r0 in range(0, h, tile_h) for c0 in range(0, w, tile_w)]
     pending: deque[Future[int]] = deque()
     done = 0
-    pool = _pool() if len(tiles) > 1 and _workers() > 1 else None
+    pool = stats_pool() if len(tiles) > 1 and stats_workers() > 1 else None
     try:
         for r0, c0 in tiles:
             if cancel is not None and cancel():
@@ -246,7 +246,7 @@ def summarise_view(
                 done += tile(r0, c0)
             else:
                 pending.append(pool.submit(tile, r0, c0))
-                while len(pending) >= 2 * _workers():  # bounded: a few tiles in memory
+                while len(pending) >= 2 * stats_workers():  # bounded: a few tiles in memory
                     done += pending.popleft().result()
             if progress is not None:
                 progress(done / total)

@@ -275,7 +275,9 @@ def _numpy_dtype_for(t: torch.Tensor) -> torch.dtype | None:
     return None
 
 
-def _chunk_to_numpy(t: torch.Tensor) -> np.ndarray:
+def chunk_to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A block of a tensor as a NumPy array on the CPU (bfloat16 and other types NumPy lacks
+    widened), for the table and the block summaries."""
     t = t.detach()
     if t.device.type != "cpu":
         t = t.to("cpu")  # copies only this (small) strided view
@@ -292,7 +294,7 @@ def _chunk_to_numpy(t: torch.Tensor) -> np.ndarray:
 def _materialise(view: Value, progress: Progress | None, cancel: CancelFn | None) -> np.ndarray:
     """Copy a (small) view into a new native-order NumPy array, in chunks along axis 0."""
     if view.ndim == 0:
-        out = _chunk_to_numpy(view) if isinstance(view, torch.Tensor) else np.array(view)
+        out = chunk_to_numpy(view) if isinstance(view, torch.Tensor) else np.array(view)
         out = np.array(out)
         if not out.dtype.isnative:
             out = out.astype(out.dtype.newbyteorder("="))
@@ -312,7 +314,7 @@ def _materialise(view: Value, progress: Progress | None, cancel: CancelFn | None
         if cancel is not None and cancel():
             raise Cancelled("preview cancelled")
         if isinstance(view, torch.Tensor):
-            out[r : r + step] = _chunk_to_numpy(view[r : r + step])
+            out[r : r + step] = chunk_to_numpy(view[r : r + step])
         else:
             out[r : r + step] = view[r : r + step]
         if progress is not None:
@@ -434,7 +436,9 @@ class Plane(NonFiniteCounts):
 
 
 
-def _display(raw: np.ndarray, kind: str, part: str | None) -> np.ndarray:
+def display_numbers(raw: np.ndarray, kind: str, part: str | None) -> np.ndarray:
+    """The numbers a plane of ``kind`` is drawn as: dates and durations as their integers (NaT
+    as NaN), a complex plane's ``part``, booleans as 0/1, text as zeros (the table spells it)."""
     if kind in ("datetime", "timedelta"):  # their integers (in their unit); NaT as NaN
         ints = raw.astype(raw.dtype.newbyteorder("=")).view(np.int64)
         return np.where(np.isnat(raw), np.nan, ints.astype(np.float64))
@@ -464,7 +468,7 @@ def _make_plane(
     part: str | None,
     origin: tuple[int, ...] = (),
 ) -> Plane:
-    data = _display(raw, kind, part)
+    data = display_numbers(raw, kind, part)
     nan = np.isnan(data)
     posinf = np.isposinf(data)
     neginf = np.isneginf(data)

@@ -469,7 +469,7 @@ def compile_program(source: str, *, restricted: bool = True) -> Program:
         try:
             sandbox.check(tree)
         except sandbox.Refused as exc:
-            raise _refused(exc.text, exc.line, lines) from None
+            raise refused_error(exc.text, exc.line, lines) from None
     statements = []
     encoded = [line.encode() for line in io.StringIO(source, newline="").readlines()]
     for stmt in tree.body:
@@ -481,7 +481,7 @@ def compile_program(source: str, *, restricted: bool = True) -> Program:
         try:
             rewritten = sandbox.rewrite(module) if restricted else sandbox.rewrite_trusted(module)
         except sandbox.Refused as exc:
-            raise _refused(exc.text, exc.line, lines) from None
+            raise refused_error(exc.text, exc.line, lines) from None
         try:
             if is_expr:
                 expr = ast.Expression(body=rewritten.body[0].value)  # type: ignore[attr-defined]
@@ -527,7 +527,7 @@ def refusal_in(message: str, lang: str) -> str:
     return text_in(message, lang)
 
 
-def _refused(
+def refused_error(
     text: Message, line: int | None, lines: list[str], notes: tuple[str, ...] = ()
 ) -> ProgramError:
     """The error for a refusal (``text``: :attr:`sandbox.Refused.text`)."""
@@ -543,9 +543,11 @@ def _refused(
     )
 
 
-def _stopped(
+def stopped_error(
     reason: str, line: int | None, source_line: str | None, notes: tuple[str, ...]
 ) -> ProgramError:
+    """The error for a program stopped by a limit or by cancel (``reason``:
+    :attr:`sandbox.Stopped.reason`)."""
     return ProgramError(
         Message("error.stopped", reason=reason),
         line=line,
@@ -1041,9 +1043,9 @@ class Runner:
         if inner:
             extra += (Message("note.inside", function=inner),)
         if isinstance(exc, sandbox.Stopped):
-            return _stopped(exc.reason, line, source_line, extra)
+            return stopped_error(exc.reason, line, source_line, extra)
         if isinstance(exc, sandbox.Refused):
-            return _refused(exc.text, line, program.lines, extra)
+            return refused_error(exc.text, line, program.lines, extra)
         try:
             why = explain(exc, values)  # (it reads str(exc): a program's own __str__)
         except (KeyboardInterrupt, SystemExit):
@@ -1054,7 +1056,7 @@ class Runner:
         said = _safe_text(lambda: str(exc), f"<{name} that cannot be printed>")
         refusals = sandbox.take_refusals()  # the exception's own __str__ was refused
         if refusals:
-            return _refused(refusals[0], line, program.lines, extra)
+            return refused_error(refusals[0], line, program.lines, extra)
         return ProgramError(
             f"{name}: {said}",
             line=line,

@@ -451,15 +451,17 @@ _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
 
 
-def _workers() -> int:
+def stats_workers() -> int:
+    """How many threads the statistics (and the block summaries) run on."""
     return max(1, min(os.cpu_count() or 1, torch.get_num_threads(), 8))
 
 
-def _pool() -> ThreadPoolExecutor:
+def stats_pool() -> ThreadPoolExecutor:
+    """The one thread pool the statistics and block summaries share (made on first use)."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(_workers(), thread_name_prefix="tx-stats")
+            _POOL = ThreadPoolExecutor(stats_workers(), thread_name_prefix="tx-stats")
         return _POOL
 
 
@@ -511,14 +513,14 @@ def stats(
         if progress is not None:
             progress(done / numel)
 
-    workers = _workers() if on_cpu and numel > chunk else 1
+    workers = stats_workers() if on_cpu and numel > chunk else 1
     if workers == 1:
         for start, piece in _chunks(v, chunk):
             if cancel is not None and cancel():
                 raise Cancelled("statistics cancelled")
             fold(_reduce(start, piece, complex_, floating))
     else:
-        pool = _pool()
+        pool = stats_pool()
         pending: deque[Future[_Acc]] = deque()
         # spans of chunks where the fused kernel reduces every chunk (not where a piece is
         # copied first: byte-swapped arrays, complex values)

@@ -125,7 +125,7 @@ def _to_numpy(view: torch.Tensor | np.ndarray) -> np.ndarray:
     """A small view (a block, a column sample) copied into its own native NumPy array; torch
     dtypes NumPy lacks become the nearest it has (bfloat16 -> float32)."""
     if isinstance(view, torch.Tensor):
-        return np.array(preview._chunk_to_numpy(view), copy=True)
+        return np.array(preview.chunk_to_numpy(view), copy=True)
     return np.array(view, dtype=_native(view.dtype), copy=True)
 
 
