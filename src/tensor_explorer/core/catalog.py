@@ -472,8 +472,8 @@ CATALOG: dict[str, dict[str, str]] = {
     "session.value-name": {"en": "value {index}: {why}", "zh": "值 {index}：{why}"},
     "session.value-dtype": {"en": "{what}: unknown array dtype {dtype}",
                             "zh": "{what}：未知的数组 dtype {dtype}"},
-    "session.value-kind": {"en": "{what}: unknown kind {kind!r}",
-                           "zh": "{what}：未知的种类 {kind!r}"},
+    "session.value-kind": {"en": "{what}: unknown kind {kind}",  # (kind: a repr)
+                           "zh": "{what}：未知的种类 {kind}"},
     "session.plain-too-deep": {"en": "a plain value is too deep",
                                "zh": "一个普通值嵌套得太深了"},
     "session.plain-malformed": {"en": "a plain value is malformed",

@@ -877,7 +877,7 @@ def _validate(m: Any) -> _Checked:
             _keys(e, {"kind", "name", "type", "note"}, {"type", "note"}, what)
             spec = (_str(e["type"], what, limit=200), _str(e["note"], what, limit=1000))
         else:
-            raise _Bad(Message("session.value-kind", what=what, kind=kind))
+            raise _Bad(Message("session.value-kind", what=what, kind=repr(kind)))
         values.append((name, kind, spec))
     raw_history = m.get("history", [])
     _need(type(raw_history) is list and len(raw_history) <= MAX_RECORDS, "bad history")
@@ -1205,7 +1205,7 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = No
         selected=c.selected,
         rebuild=rebuild,
         order=[name for name, _, _ in c.values],
-        reason="a session was opened",
+        reason=Message("undo.session-opened"),
     )
     return ws
 

@@ -5,7 +5,9 @@ program that ran restricted, export a panel as an image.
 :class:`~tensor_explorer.qt.main_window.MainWindow`: arrays load in the background, programs run
 through the window's runner (restricted unless trusted), sessions replace the workspace only
 after :meth:`MainWindow.confirm_replace`; a failure is a plain message (``show_error``), never a
-traceback. Its texts belong to the window's translation context ("MainWindow").
+traceback, in the window's language: why a file cannot be opened is a catalog message of the core
+(:class:`~tensor_explorer.core.loading.LoadError`), rendered here. Its own texts belong to the
+window's translation context ("MainWindow").
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import QCoreApplication
 
 from ..core import trust as core_trust
+from ..core.catalog import Message
 from ..core.lessons import is_lesson
 from ..core.loading import LoadError
 from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
+from . import i18n
 from .autosave import last_session_path
 from .console_panel import ConsolePanel
 from .docks import PANELS
@@ -151,21 +155,23 @@ class WindowFiles(QtCore.QObject):
 
     def _read_program(self, p: Path) -> tuple[bytes, str] | None:
         """The bytes and text of program file ``p``, or None after saying why it can't be."""
+        why: Message
         try:
             if p.is_dir():
-                raise LoadError(f"{p.name}: is a folder, not a program")
-            data = p.read_bytes()
-            if len(data) > MAX_PROGRAM_BYTES:
-                raise LoadError(f"{p.name}: a program of {len(data):,} bytes is too large")
-            return data, data.decode("utf-8")
+                why = Message("load.folder-program")
+            else:
+                data = p.read_bytes()
+                if len(data) <= MAX_PROGRAM_BYTES:
+                    return data, data.decode("utf-8")
+                why = Message("load.program-too-large", nbytes=len(data))
         except FileNotFoundError:
-            why = f"{p.name}: no such file"
+            why = Message("load.no-file")
         except UnicodeDecodeError:
-            why = f"{p.name}: not a UTF-8 text file"
-        except (OSError, LoadError) as exc:
-            why = (str(exc) if isinstance(exc, LoadError) else
-                   f"{p.name}: could not be read ({getattr(exc, 'strerror', exc)})")
-        self.window.show_error(translate("MainWindow", "Could not open {0}").format(p.name), why)
+            why = Message("load.not-utf8")
+        except OSError as exc:
+            why = Message("load.unreadable", why=str(getattr(exc, "strerror", exc)))
+        self.window.show_error(translate("MainWindow", "Could not open {0}").format(p.name),
+                               Message("load.failed", name=p.name, why=why).render(i18n.current()))
         return None
 
     def open_program(self, path: str, *, trusted: bool = False) -> None:
@@ -228,8 +234,7 @@ class WindowFiles(QtCore.QObject):
         win.statusBar().showMessage(translate("MainWindow", "Opening {0}…").format(name))
         task.finished.connect(done)
         task.failed.connect(lambda msg: win.show_error(
-            translate("MainWindow", "Could not open {0}").format(name),
-            msg.split(": ", 1)[1] if msg.startswith(("LoadError", "RuntimeError")) else msg))
+            translate("MainWindow", "Could not open {0}").format(name), _why(task, msg)))
         task.start()
 
     def cancel_tasks(self) -> None:
@@ -264,3 +269,11 @@ class WindowFiles(QtCore.QObject):
         console = self.window.panels["console"]
         assert isinstance(console, ConsolePanel)
         return console
+
+
+def _why(task: Task, msg: str) -> str:
+    """Why ``task`` (a load) failed, for the person: a LoadError's message in the window's
+    language; another error's text without its type (``msg`` is ``failed``'s "Type: text")."""
+    if isinstance(task.error, LoadError):
+        return task.error.text(i18n.current())
+    return msg.split(": ", 1)[1] if msg.startswith(("LoadError", "RuntimeError")) else msg

@@ -9,6 +9,11 @@ panel can connect them straight to its widgets. ``fn`` is handed two callables:
 - ``cancel() -> bool``: True once :meth:`Task.cancel` was called; ``fn`` should stop then
   (return or raise anything: the outcome of a cancelled task is never delivered).
 
+When ``fn`` raises, ``failed`` carries a one-line English text (``"LoadError: x.npy: ..."``)
+and :attr:`Task.error` is the exception itself, set before ``failed`` is emitted: a slot that
+shows the error in the reader's language renders its catalog message from there (e.g.
+``LoadError.text(lang)``).
+
 A task needs a parent QObject (usually the panel that started it). When the parent is deleted
 the task goes with it and nothing is delivered to a deleted widget; a task deletes itself once
 it has delivered its outcome. Example::
@@ -45,6 +50,9 @@ class Task(QtCore.QObject):
     Signals: ``progress(float)`` fraction done; ``finished(object)`` the result; ``failed(str)``
     a one-line message when ``fn`` raised; ``cancelled()`` after :meth:`cancel` once the worker
     has stopped. Exactly one of ``finished``/``failed``/``cancelled`` is emitted per start.
+
+    ``error`` is the exception ``fn`` raised (its traceback and chained exceptions dropped), set
+    just before ``failed`` is emitted; None until then.
     """
 
     progress = QtCore.Signal(float)
@@ -59,6 +67,8 @@ class Task(QtCore.QObject):
     def __init__(self, fn: TaskFn, parent: QtCore.QObject) -> None:
         super().__init__(parent)
         self._fn = fn
+        #: the exception ``fn`` raised, set before ``failed`` is emitted (None until then)
+        self.error: Exception | None = None
         self._cancel = threading.Event()
         self._running = False
         self._done = False
@@ -107,7 +117,8 @@ class Task(QtCore.QObject):
                 _emit(self._outcome_from_worker, "cancelled", None)
             else:
                 msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                _emit(self._outcome_from_worker, "failed", (msg, traceback.format_exc()))
+                trace = traceback.format_exc()
+                _emit(self._outcome_from_worker, "failed", (msg, trace, _bare(exc)))
             return
         kind = "cancelled" if self._cancel.is_set() else "finished"
         _emit(self._outcome_from_worker, kind, result)
@@ -128,10 +139,18 @@ class Task(QtCore.QObject):
         if kind == "finished":
             self.finished.emit(payload)
         elif kind == "failed":
+            self.error = payload[2]  # type: ignore[index]
             self.failed.emit(payload[0])  # type: ignore[index]
         else:
             self.cancelled.emit()
         self.deleteLater()
+
+
+def _bare(exc: Exception) -> Exception:
+    """``exc`` without its traceback and chained exceptions (whose frames would keep the
+    worker's locals alive as long as the task is kept); the text was taken before."""
+    exc.__cause__ = exc.__context__ = None
+    return exc.with_traceback(None)
 
 
 def _emit(signal: Any, *args: Any) -> None:

@@ -1,0 +1,70 @@
+"""Why a file cannot be opened, in the window's language (qt/window_files.py): opening a
+truncated .npy, a damaged .npz, a bad session or an unreadable program in the Chinese window
+says why in Chinese (the core's catalog message), and in English exactly as before."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pytestqt.qtbot import QtBot
+
+from tensor_explorer.core.session import MANIFEST
+from tensor_explorer.qt.main_window import MainWindow
+
+TIMEOUT = 20_000
+
+
+def _files(d: Path) -> dict[str, Path]:
+    np.save(d / "good.npy", np.arange(8.0))
+    data = (d / "good.npy").read_bytes()
+    (d / "cut.npy").write_bytes(data[:-20])
+    np.savez(d / "damaged.npz", x=np.arange(64.0))  # stored: a flipped byte fails the CRC-32
+    raw = bytearray((d / "damaged.npz").read_bytes())
+    raw[raw.index(b"\x93NUMPY") + 200] ^= 0xFF
+    (d / "damaged.npz").write_bytes(bytes(raw))
+    with zipfile.ZipFile(d / "other.txs", "w") as zf:
+        zf.writestr(MANIFEST, json.dumps(
+            {"format": "other", "version": 1, "allocations": [], "values": []}))
+    (d / "binary.py").write_bytes(b"\xff\xfe\x00" * 10)
+    return {k: d / k for k in ("cut.npy", "damaged.npz", "other.txs", "binary.py")}
+
+
+#: file -> (why in English, as it always was; why in Chinese)
+WHY = {
+    "cut.npy": ("cut.npy: file is truncated: the header promises 64 bytes of data (shape (8,), "
+                "float64) but only 44 follow",
+                "cut.npy：文件被截断了：头部声明有 64 字节的数据（形状 (8,)，float64），"
+                "但后面只有 44 字节"),
+    "damaged.npz": ("damaged.npz[x]: the data does not match the archive's checksum (CRC-32)",
+                    "damaged.npz[x]：数据与压缩包记录的校验和（CRC-32）不一致"),
+    "other.txs": ("other.txs: not a valid session file: this is not a Tensor Explorer session",
+                  "other.txs：不是有效的会话文件：这不是 Tensor Explorer 的会话"),
+    "binary.py": ("binary.py: not a UTF-8 text file", "binary.py：不是 UTF-8 编码的文本文件"),
+}
+
+
+def _open(qtbot: QtBot, win: MainWindow, path: Path) -> str:
+    win.last_error = None
+    win.open_paths([str(path)])
+    qtbot.waitUntil(lambda: win.last_error is not None, timeout=TIMEOUT)
+    return str(win.last_error)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_why_a_file_cannot_be_opened_is_said_in_the_windows_language(
+        qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path, lang: str) -> None:
+    win = make_window()
+    win.set_language(lang)
+    title = "无法打开" if lang == "zh" else "Could not open"
+    for name, path in _files(tmp_path).items():
+        english, chinese = WHY[name]
+        why = chinese if lang == "zh" else english
+        assert _open(qtbot, win, path) == why
+        assert f"{title} {name}: {why}" in win.panels["console"].output_text()
+        assert win.statusBar().currentMessage() == why
+    assert win.workspace.names() == []
