@@ -214,3 +214,18 @@ def test_a_cell_edit_is_undone_in_every_alias(qtbot: QtBot, make_window) -> None
     assert win.workspace["a"] is a and win.workspace["t"] is t
     win.undo.redo_action.trigger()
     assert a[1, 2] == 7.5
+
+
+def test_why_a_change_cannot_be_undone_is_said_in_the_windows_language(
+        qtbot: QtBot, make_window, monkeypatch) -> None:
+    from tensor_explorer.core import undo
+
+    win = make_window()
+    win.set_language("zh")
+    run(qtbot, win, "big = torch.zeros(1000, 1000)")
+    monkeypatch.setattr(undo.budget, "change", 1 << 20)  # 1 MiB: big is 4 MB
+    run(qtbot, win, "big.add_(1)")
+    qtbot.waitUntil(lambda: "无法撤销" in win.statusBar().currentMessage(), timeout=5000)
+    said = win.statusBar().currentMessage()
+    assert "超过 1 MiB" in said and "changed more than" not in said
+    assert undo_action(win).isEnabled() is False

@@ -1085,6 +1085,20 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "meta 张量没有可以检验的值",
     },
     # --- (end of explanations)
+    # --- why a change cannot be undone (undo.py, workspace.py; Change.reason, not_undoable)
+    "undo.too-large": {
+        "en": "it changed more than {mib} MiB in place, more than undo keeps",
+        "zh": "它原地修改了超过 {mib} MiB 的数据，超出了撤销能保存的量",
+    },
+    "undo.gradients-too-large": {
+        "en": "it changed gradients too large to keep a copy of",
+        "zh": "它修改的梯度太大，无法保留副本",
+    },
+    "undo.replaced": {
+        "en": "the workspace's contents were replaced",
+        "zh": "工作区的内容被整个替换了",
+    },
+    "undo.session-opened": {"en": "a session was opened", "zh": "打开了一个会话"},
     # --- a warning note as the workspace's output event carries it (workspace.py)
     "console.warning": {"en": "warning: {note}\n", "zh": "警告：{note}\n"},
 }  # fmt: skip

@@ -34,6 +34,8 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
+from .catalog import Message
+
 __all__ = ["Change", "UndoBudget", "UndoHistory", "budget", "watching"]
 
 
@@ -162,7 +164,7 @@ class Change:
     before: Names
     after: Names | None = None
     undoable: bool = True
-    reason: str = ""
+    reason: str = ""  # why it cannot be undone: a catalog Message
     notes: list[str] = field(default_factory=list)
     nbytes: int = 0
     applied: bool = True  # True: the workspace shows the after state
@@ -180,8 +182,7 @@ class Change:
             return False
         if self.nbytes + nbytes > budget.change:
             self.undoable = False
-            self.reason = (f"it changed more than {budget.change >> 20} MiB in place, more "
-                           "than undo keeps")
+            self.reason = Message("undo.too-large", mib=budget.change >> 20)
             self._drop()
             return False
         self.nbytes += nbytes
@@ -229,6 +230,11 @@ class Change:
                     if live_a.flags.writeable:
                         np.copyto(live_a, kept_a)
                     self._arrays[key] = (live_a, now_a)
+
+    @property
+    def changes_gradients(self) -> bool:
+        """Whether this change set some leaf's ``.grad`` (undo puts it back)."""
+        return bool(self._grads)
 
     def set_grads(self, before: bool) -> None:
         """Put back each leaf's ``.grad`` object as it was before (or after) the action."""
@@ -312,7 +318,7 @@ def watching(change: Change, values: list[Any], *, torch_writes: bool = True) ->
                 change._grads.append((leaf, before, after))
             if not eager_grads and before is not None and _version(before) != version:
                 change.undoable = False
-                change.reason = "it changed gradients too large to keep a copy of"
+                change.reason = Message("undo.gradients-too-large")
                 change._drop()
 
 

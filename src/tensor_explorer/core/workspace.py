@@ -456,7 +456,7 @@ class Workspace:
         notes: Sequence[str] = (),
         rebuild: Callable[[list[str]], Mapping[str, Any]] | None = None,
         order: Sequence[str] | None = None,
-        reason: str = "the workspace's contents were replaced",
+        reason: str = Message("undo.replaced"),
     ) -> list[str]:
         """Replace everything this workspace holds, as one change; return the names.
 
@@ -614,7 +614,7 @@ class Workspace:
         b, a = change.before, change.after
         same = (len(b.history) == len(a.history) and b.ns.keys() == a.ns.keys()
                 and all(b.ns[k] is a.ns[k] for k in b.ns) and not change.nbytes
-                and not change._grads)
+                and not change.changes_gradients)
         if not same:
             self.events.undoable.emit(change)
 

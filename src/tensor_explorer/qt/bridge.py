@@ -30,7 +30,7 @@ class WorkspaceBridge(QtCore.QObject):
     output = QtCore.Signal(object)
     ran = QtCore.Signal(object)
     undoable = QtCore.Signal(object)  # a Change (core/undo.py)
-    not_undoable = QtCore.Signal(str)
+    not_undoable = QtCore.Signal(object)  # why: a catalog Message (or a str)
     #: any of the above: panels that simply redraw connect here (coalesced per event-loop turn)
     modified = QtCore.Signal()
 

@@ -16,7 +16,9 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..core.catalog import text_in
 from ..core.undo import Change, UndoHistory
+from . import i18n
 from .bridge import WorkspaceBridge
 
 MAX_LABEL = 40  # characters of a change's label in the menu
@@ -69,7 +71,7 @@ class UndoController(QtCore.QObject):
         self.history.clear(why)
         self.unsaved = True
         self.say(self.tr("This change cannot be undone ({0}); what could be undone before it "
-                         "is forgotten.").format(why))
+                         "is forgotten.").format(text_in(why, i18n.current())))
         self.retranslate()
 
     def saved(self) -> None:
