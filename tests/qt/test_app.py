@@ -12,6 +12,7 @@ import pytest
 import torch
 from PySide6 import QtGui
 
+from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt import theme
 from tensor_explorer.qt.app import explore, screenshot_main
 from tensor_explorer.qt.main_window import PANELS
@@ -197,3 +198,37 @@ def test_statistics_on_the_ui_thread_never_load_numba() -> None:
     from tensor_explorer.qt import inspector_panel
 
     assert inspector_panel.SYNC_STATS_LIMIT < stats_module.FUSED_MIN
+
+
+def test_a_damaged_recovery_file_is_reported_in_the_saved_language(tmp_path: Path) -> None:
+    """The start-up asks about (and reports) the recovery file before the window exists: in the
+    language the settings keep, not in English."""
+    (tmp_path / "s.ini").write_text("[General]\nlanguage=zh\n", encoding="utf-8")
+    recovery = tmp_path / "recovery.txs"
+    ws = Workspace()
+    ws.run("x = torch.arange(4000.0)")
+    ws.save(recovery)  # a real session (so it is offered), then one byte of its data flipped
+    data = bytearray(recovery.read_bytes())
+    data[data.index(b"data/0.bin") + 200] ^= 0xFF
+    recovery.write_bytes(bytes(data))
+    probe = (
+        "import sys\n"
+        "from PySide6 import QtWidgets\n"
+        "def warning(parent, title, text, *rest):\n"
+        "    print('WARNING:', text, flush=True)\n"
+        "    return QtWidgets.QMessageBox.StandardButton.Ok\n"
+        "QtWidgets.QMessageBox.warning = staticmethod(warning)\n"
+        "from tensor_explorer.qt.app import run_app\n"
+        "sys.exit(run_app([]))\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "TENSOR_EXPLORER_SETTINGS": str(tmp_path / "s.ini"),
+           "TENSOR_EXPLORER_RECOVERY": str(recovery), "TENSOR_EXPLORER_NO_DIALOGS": "1",
+           "TENSOR_EXPLORER_RESTORE": "1", "TENSOR_EXPLORER_QUIT_AFTER_MS": "300"}
+    r = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    warned = [line for line in r.stdout.splitlines() if line.startswith("WARNING:")]
+    assert len(warned) == 1 and "recovery.txs" in warned[0], r.stdout
+    assert "不是有效的会话文件" in warned[0] and "not a valid" not in warned[0], warned
+    assert not recovery.exists()  # not restored: discarded, so the next start is clean

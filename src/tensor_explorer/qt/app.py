@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtWidgets
 
+from ..core.catalog import Message, render
 from ..core.lessons import Lesson, StepResult, default_lesson, is_lesson
 from ..core.loading import LoadError
 from ..core.sources import open_into
@@ -69,12 +70,14 @@ def run_app(paths: Sequence[str], *, offer_recovery: bool = True, trust: bool = 
     The session is autosaved in the background; after a crash or a kill the next start offers
     to restore it (``offer_recovery``; never asked when TENSOR_EXPLORER_NO_DIALOGS is set).
     """
-    from . import errors
+    from . import errors, i18n
     from .autosave import Autosaver, default_path, discard, pending_recovery, restore
     from .main_window import MainWindow
 
     app = get_app()
     errors.install()
+    settings = default_settings()
+    i18n.install(str(settings.value("language", "en")))  # the recovery question is asked in it
     recovery, restored = default_path(), False
     ws = Workspace()
     auto = os.environ.get("TENSOR_EXPLORER_RESTORE") == "1"  # restore without asking
@@ -89,20 +92,21 @@ def run_app(paths: Sequence[str], *, offer_recovery: bool = True, trust: bool = 
             try:
                 ws, restored = restore(recovery), True
             except LoadError as exc:
-                box.warning(None, "Tensor Explorer", str(exc))
+                box.warning(None, "Tensor Explorer", exc.text(i18n.current()))
         if not restored:
             discard(recovery)
         else:
             print(f"tensor-explorer: restored {len(ws)} values: {', '.join(ws.names())}",
                   flush=True)
-    win = MainWindow(ws, settings=default_settings())
+    win = MainWindow(ws, settings=settings)
     win.autosaver = Autosaver(win, recovery)
     if paths:
         missing = [p for p in paths if not Path(p).exists() and not is_lesson(p)]
         for p in missing:
             win.show_error(
                 QtCore.QCoreApplication.translate("MainWindow", "Could not open {0}").format(
-                    Path(p).name), f"{Path(p).name}: no such file")
+                    Path(p).name), render("load.failed", i18n.current(), name=Path(p).name,
+                                          why=Message("load.no-file")))
         win.open_paths([p for p in paths if p not in missing], trusted=trust)
     elif not restored:
         win.open_lesson(default_lesson())
