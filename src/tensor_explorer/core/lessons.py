@@ -133,16 +133,40 @@ _SHIPPED = re.compile(r"^(?:\d+-)?(?P<name>[a-z0-9][a-z0-9-]*)\.(?P<lang>[a-z]{2
 
 
 class LessonError(ValueError):
-    """A lesson file that cannot be used; the message names the file and the line."""
+    """A lesson file that cannot be used; the message names the file and the line.
+
+    ``reason`` says what is wrong, usually a catalog
+    :class:`~tensor_explorer.core.catalog.Message` (``lesson.*``); ``str(err)`` is
+    "path, line N: reason" in English, as it always was (the CLI and tests read it), and
+    :attr:`message` is that text as a Message (``lesson.failed``), so where it is shown it is
+    rendered in the reader's language: :meth:`text`."""
 
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
         self.path = path
         self.line = line
         self.reason = message
-        where = path or "lesson"
+        where: str = path or Message("lesson.unnamed")
         if line is not None:
-            where += f", line {line}"
-        super().__init__(f"{where}: {message}")
+            where = Message("lesson.at-line", where=where, line=line)
+        super().__init__(Message("lesson.failed", where=where, why=message))
+
+    @property
+    def message(self) -> str:
+        """The error's text as a catalog Message (its English as a ``str``)."""
+        arg = self.args[0] if len(self.args) == 1 else None
+        return arg if isinstance(arg, str) else str(self)
+
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang`` ("en" or "zh")."""
+        return text_in(self.message, lang)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_lesson_error, (self.reason, self.path, self.line))
+
+
+def _lesson_error(reason: str, path: str | None, line: int | None) -> LessonError:
+    """A LessonError again (unpickling: the keywords are not in ``args``)."""
+    return LessonError(reason, path=path, line=line)
 
 
 # ---------------------------------------------------------------------------------- model
@@ -316,19 +340,14 @@ def _closes(fence: str, raw: str) -> bool:
 def _front_matter(lines: list[str], where: str) -> tuple[dict[str, str], int]:
     """The ``key: value`` pairs between the first two ``---`` lines, and the index after."""
     if not lines or lines[0].strip() != "---":
-        raise LessonError(
-            "a lesson starts with a front matter: a line '---', then 'name:', 'title:' and "
-            "'language:' lines, then '---'",
-            path=where,
-            line=1,
-        )
+        raise LessonError(Message("lesson.no-front-matter"), path=where, line=1)
     meta: dict[str, str] = {}
     for i in range(1, len(lines)):
         text = lines[i].strip()
         if text == "---":
             for key in _FRONT_KEYS:
                 if not meta.get(key):
-                    raise LessonError(f"the front matter needs a '{key}:' line", path=where,
+                    raise LessonError(Message("lesson.front-needs-key", key=key), path=where,
                                       line=i + 1)
             return meta, i + 1
         if not text or text.startswith("#"):
@@ -336,20 +355,18 @@ def _front_matter(lines: list[str], where: str) -> tuple[dict[str, str], int]:
         key, colon, value = text.partition(":")
         key = key.strip()
         if not colon:
-            raise LessonError(f"expected 'key: value' in the front matter, got {text!r}",
-                              path=where, line=i + 1)
+            raise LessonError(Message("lesson.front-not-pair", text=text), path=where,
+                              line=i + 1)
         if key not in _FRONT_KEYS:
-            raise LessonError(
-                f"unknown front matter key {key!r} (use {', '.join(_FRONT_KEYS)})",
-                path=where, line=i + 1,
-            )
+            raise LessonError(Message("lesson.front-unknown-key", key=key, keys=_FRONT_KEYS),
+                              path=where, line=i + 1)
         if key in meta:
-            raise LessonError(f"'{key}:' is given twice", path=where, line=i + 1)
+            raise LessonError(Message("lesson.front-twice", key=key), path=where, line=i + 1)
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
         meta[key] = value
-    raise LessonError("the front matter is not closed with a '---' line", path=where, line=1)
+    raise LessonError(Message("lesson.front-not-closed"), path=where, line=1)
 
 
 @dataclass
@@ -366,37 +383,34 @@ class _StepDraft:
 
 
 def _directive(draft: _StepDraft, key: str, value: str, line: int, where: str) -> None:
-    def fail(message: str) -> LessonError:
-        return LessonError(message, path=where, line=line)
+    def fail(code: str, **params: Any) -> LessonError:
+        return LessonError(Message(code, **params), path=where, line=line)
 
     if not value:
-        raise fail(f"'{key}:' needs a value")
+        raise fail("lesson.needs-value", key=key)
     if key in ("panel", "select", "requires") and getattr(draft, key) is not None:
-        raise fail(f"'{key}:' is given twice in step {draft.title!r}")
+        raise fail("lesson.step-twice", key=key, title=draft.title)
     if key == "panel":
         if value not in PANELS:
-            raise fail(f"panel {value!r} does not exist; use one of {', '.join(PANELS)}")
+            raise fail("lesson.no-panel", value=value, panels=PANELS)
         draft.panel = value
     elif key == "select":
         if not value.isidentifier() or value.startswith("_"):
-            raise fail(f"select: {value!r} is not a value name")
+            raise fail("lesson.select-not-name", value=value)
         draft.select = value
     elif key == "requires":
         if value not in REQUIREMENTS:
-            raise fail(f"requires: {value!r} is not known; use {', '.join(REQUIREMENTS)}")
+            raise fail("lesson.requires-unknown", value=value, known=REQUIREMENTS)
         draft.requires = value
     elif key == "expect-error":
         if not _ERROR_TOKEN.match(value):
-            raise fail(
-                f"expect-error: {value!r} should be one error kind (device-mismatch) or "
-                "exception type (RuntimeError)"
-            )
+            raise fail("lesson.expect-error-token", value=value)
         draft.expectations.append(Expectation(value, line, error=True))
     else:
         try:
             ast.parse(value, mode="eval")
         except SyntaxError as exc:
-            raise fail(f"expect: {value!r} is not a Python expression ({exc.msg})") from None
+            raise fail("lesson.expect-not-python", value=value, why=str(exc.msg)) from None
         draft.expectations.append(Expectation(value, line))
 
 
@@ -408,11 +422,8 @@ def _finish(draft: _StepDraft, number: int, where: str) -> Step:
         except SyntaxError as exc:
             line = draft.code_lines[exc.lineno - 1] if exc.lineno and exc.lineno <= len(
                 draft.code_lines) else draft.line
-            raise LessonError(
-                f"the code of step {number} is not valid Python ({exc.msg}); a step whose "
-                "code is meant to fail says so with 'expect-error: syntax'",
-                path=where, line=line,
-            ) from None
+            raise LessonError(Message("lesson.code-invalid", number=number, why=str(exc.msg)),
+                              path=where, line=line) from None
     if not code.strip():
         code = ""
     markdown = "\n".join(draft.prose).strip("\n")
@@ -433,18 +444,15 @@ def _finish(draft: _StepDraft, number: int, where: str) -> Step:
 
 def parse_lesson(text: str, path: str | None = None) -> Lesson:
     """Parse a lesson's text; raise :class:`LessonError` (with the line) if it is malformed."""
-    where = path or "lesson"
+    where: str = path or Message("lesson.unnamed")
     lines = _lines(text)
     meta, start = _front_matter(lines, where)
     name, title, language = meta["name"], meta["title"], meta["language"]
     if not _NAME.match(name):
-        raise LessonError(
-            f"name: {name!r} should be lower-case letters, digits and '-' (like numpy-sharing)",
-            path=where,
-        )
+        raise LessonError(Message("lesson.bad-name", name=name), path=where)
     if language not in LANGUAGES:
-        raise LessonError(f"language: {language!r} is not one of {', '.join(LANGUAGES)}",
-                          path=where)
+        raise LessonError(Message("lesson.bad-language", language=language,
+                                  languages=LANGUAGES), path=where)
     intro: list[str] = []
     drafts: list[_StepDraft] = []
     fence: str | None = None  # the opening fence while inside a code block
@@ -471,14 +479,13 @@ def parse_lesson(text: str, path: str | None = None) -> Lesson:
             fence, fence_line = m.group(1), n
             runs = m.group(2).lower() in ("python", "py")
             if runs and draft is None:
-                raise LessonError("a python block before the first '## ' step runs nowhere; "
-                                  "put it inside a step", path=where, line=n)
+                raise LessonError(Message("lesson.code-before-step"), path=where, line=n)
             (draft.prose if draft is not None else intro).append(raw)
             continue
         if raw.startswith("## "):
             heading = raw[3:].strip()
             if not heading:
-                raise LessonError("a step needs a title after '## '", path=where, line=n)
+                raise LessonError(Message("lesson.step-needs-title"), path=where, line=n)
             drafts.append(_StepDraft(heading, n))
             continue
         if raw.startswith("# ") and not drafts:
@@ -486,16 +493,16 @@ def parse_lesson(text: str, path: str | None = None) -> Lesson:
         d = _DIRECTIVE.match(raw)
         if d:
             if draft is None:
-                raise LessonError(f"'{d.group(1)}:' before the first '## ' step",
+                raise LessonError(Message("lesson.directive-before-step", key=d.group(1)),
                                   path=where, line=n)
             _directive(draft, d.group(1), d.group(2).strip(), n, where)
             continue
         (draft.prose if draft is not None else intro).append(raw)
     if fence is not None:
-        raise LessonError(f"the code block opened here is never closed with {fence}",
-                          path=where, line=fence_line)
+        raise LessonError(Message("lesson.fence-not-closed", fence=fence), path=where,
+                          line=fence_line)
     if not drafts:
-        raise LessonError("a lesson needs at least one step (a '## Title' section)", path=where)
+        raise LessonError(Message("lesson.no-steps"), path=where)
     steps = tuple(_finish(d, k, where) for k, d in enumerate(drafts, start=1))
     return Lesson(name, title, language, "\n".join(intro).strip(), steps, path)
 
@@ -505,14 +512,16 @@ def read_lesson(path: str | Path) -> Lesson:
     p = Path(path)
     try:
         if p.stat().st_size > MAX_LESSON_BYTES:
-            raise LessonError(f"a lesson of {p.stat().st_size:,} bytes is too large", path=str(p))
+            raise LessonError(Message("lesson.too-large", nbytes=p.stat().st_size),
+                              path=str(p))
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise LessonError("no such file", path=str(p)) from None
+        raise LessonError(Message("load.no-file"), path=str(p)) from None
     except UnicodeDecodeError:
-        raise LessonError("not a UTF-8 text file", path=str(p)) from None
+        raise LessonError(Message("load.not-utf8"), path=str(p)) from None
     except OSError as exc:
-        raise LessonError(f"could not be read ({exc.strerror or exc})", path=str(p)) from None
+        raise LessonError(Message("load.unreadable", why=str(exc.strerror or exc)),
+                          path=str(p)) from None
     lesson = parse_lesson(text, str(p))
     return lesson.trusted_as(True) if trust.is_trusted(p, text.encode("utf-8")) else lesson
 
@@ -568,9 +577,8 @@ def lesson_variants(source: str | os.PathLike[str]) -> dict[str, Path]:
     if not p.exists() and str(source) in (shipped := shipped_lessons()):
         return dict(shipped[str(source)])
     if not p.is_file():
-        names = ", ".join(shipped_lessons()) or "none"
-        raise LessonError(f"no lesson file or shipped lesson of this name (shipped: {names})",
-                          path=str(source))
+        names: Any = tuple(shipped_lessons()) or Message("lesson.none-shipped")
+        raise LessonError(Message("lesson.not-found", names=names), path=str(source))
     m = _VARIANT.match(p.stem)
     if m and m.group("lang") in LANGUAGES:
         found = {lang: p.with_name(f"{m.group('stem')}.{lang}{p.suffix}") for lang in LANGUAGES}
@@ -601,7 +609,7 @@ def _head_unchanged(path: str, mtime_ns: int, size: int) -> tuple[str, int]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise LessonError(f"cannot read the lesson: {exc}", path=where) from None
+        raise LessonError(Message("lesson.cannot-read", why=str(exc)), path=where) from None
     lines = _lines(text)
     meta, start = _front_matter(lines, where)
     steps = 0

@@ -332,9 +332,9 @@ _NOTES_LOCK = threading.Lock()
 def _note(array: np.ndarray, header: NpyHeader) -> np.ndarray:
     """Remember what a person should know about how ``array`` was read (see
     :func:`load_notes`); returns ``array``."""
-    notes = []
+    notes: list[str] = []  # catalog Messages: said in the reader's language where shown
     if header.trailing:
-        notes.append(f"{header.trailing:,} bytes after the data were ignored, as NumPy does")
+        notes.append(Message("load.note-trailing", nbytes=header.trailing))
     if notes:
         key = id(array)
         with _NOTES_LOCK:
@@ -345,7 +345,7 @@ def _note(array: np.ndarray, header: NpyHeader) -> np.ndarray:
 
 def load_notes(array: np.ndarray) -> list[str]:
     """What was noted while reading ``array`` from its file (trailing bytes ignored...), or []
-    (also for anything that was not read by this module)."""
+    (also for anything that was not read by this module); each note is a catalog Message."""
     with _NOTES_LOCK:
         return list(_NOTES.get(id(array), ()))
 
@@ -995,22 +995,26 @@ def to_tensor(array: np.ndarray) -> tuple[torch.Tensor, str | None]:
 
     Returns ``(tensor, note)``. ``note`` is None when the tensor shares the array's memory (and so
     the file's, for a memory-mapped array); otherwise it says, in plain words, why a copy was made:
-    non-native byte order, negative or unaligned strides, or read-only memory.
+    non-native byte order, negative or unaligned strides, or read-only memory (a catalog
+    :class:`~tensor_explorer.core.catalog.Message`: its English as a ``str``).
     """
     a = array
-    reasons: list[str] = []
+    reasons: list[Message] = []
     if (a.dtype.kind == "f" and a.itemsize > 8) or (a.dtype.kind == "c" and a.itemsize > 16):
         raise LoadError(Message("load.no-torch-dtype", dtype=a.dtype))
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
-        reasons.append("its bytes are big-endian and were converted to this machine's order")
+        reasons.append(Message("load.copied-byte-order"))
     if any(s < 0 for s in a.strides) or any(s % a.itemsize for s in a.strides if a.itemsize):
         a = np.ascontiguousarray(a)
-        reasons.append("it has negative or unaligned strides, which torch cannot view")
+        reasons.append(Message("load.copied-strides"))
     if not a.flags.writeable:
         a = a.copy()
-        reasons.append("its memory is read-only, and a tensor must be able to write")
+        reasons.append(Message("load.copied-read-only"))
     tensor = torch.from_numpy(a)
-    if reasons:
-        return tensor, "copied: " + "; ".join(reasons) + ". The tensor does not share memory."
-    return tensor, None
+    if not reasons:
+        return tensor, None
+    joined = reasons[-1]
+    for reason in reversed(reasons[:-1]):  # "a; b; c" in English, "a；b；c" in Chinese
+        joined = Message("load.copied-and", first=reason, rest=joined)
+    return tensor, Message("load.copied", reasons=joined)

@@ -69,7 +69,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from .catalog import Message
+from .catalog import LANGUAGES, Message
 from .loading import LoadError, check_dtype
 from .memory import intersecting_groups
 from .runner import ProgramError
@@ -560,52 +560,60 @@ def save_session(ws: Workspace, path: str | os.PathLike[str]) -> None:
 
 
 class _Bad(Exception):
-    """A manifest problem; becomes a LoadError naming the file. Its argument is the reason: a
-    catalog Message, or English text for the checks of one manifest field."""
+    """A manifest problem; becomes a LoadError naming the file. Its argument is the reason, a
+    catalog Message; the checks of one manifest field name where it is (``what``, such as
+    ``value 'x'`` or ``history record 3``) with a Message of its own (``session.at-*``), so the
+    whole reason renders in one language."""
 
 
-def _need(cond: bool, why: str) -> None:
+def _need(cond: bool, why: Message) -> None:
     if not cond:
         raise _Bad(why)
 
 
+def _at(what: str, key: str) -> Message:
+    """The field ``key`` (as the manifest writes it) of ``what``: "value 'x': offset"."""
+    return Message("session.at-key", what=what, key=key)
+
+
 def _int(v: Any, what: str, lo: int = 0, hi: int = MAX_DIM) -> int:
-    _need(type(v) is int and lo <= v <= hi, f"{what} must be an integer from {lo} to {hi}")
+    _need(type(v) is int and lo <= v <= hi, Message("session.int-range", what=what, lo=lo, hi=hi))
     return int(v)
 
 
 def _str(v: Any, what: str, *, optional: bool = False, limit: int = 10_000_000) -> str | None:
     if optional and v is None:
         return None
-    _need(type(v) is str and len(v) <= limit, f"{what} must be text")
+    _need(type(v) is str and len(v) <= limit, Message("session.text", what=what))
     return str(v)
 
 
 def _ints(v: Any, what: str, lo: int, hi: int = MAX_DIM) -> list[int]:
-    _need(type(v) is list and len(v) <= MAX_NDIM, f"{what} must be a list of at most "
-          f"{MAX_NDIM} integers")  # fmt: skip
+    _need(type(v) is list and len(v) <= MAX_NDIM,
+          Message("session.int-list", what=what, most=MAX_NDIM))  # fmt: skip
     return [_int(x, what, lo, hi) for x in v]
 
 
 def _names(v: Any, what: str) -> tuple[str, ...]:
-    _need(type(v) is list and all(type(x) is str for x in v), f"{what} must be a list of names")
+    _need(type(v) is list and all(type(x) is str for x in v), Message("session.names", what=what))
     return tuple(v)
 
 
 def _keys(d: Any, allowed: set[str], required: set[str], what: str) -> None:
-    _need(type(d) is dict, f"{what} must be an object")
+    _need(type(d) is dict, Message("session.object", what=what))
     extra = set(d) - allowed
-    _need(not extra, f"{what} has unknown fields {sorted(extra)}")
+    _need(not extra, Message("session.unknown-fields", what=what, fields=str(sorted(extra))))
     missing = required - set(d)
-    _need(not missing, f"{what} lacks {sorted(missing)}")
+    _need(not missing, Message("session.lacks", what=what, fields=str(sorted(missing))))
 
 
 def _layout(e: Any, key: str, lo: int, what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """An entry's shape and its strides (``e[key]``, each at least ``lo``), checked to agree."""
-    shape = tuple(_ints(e["shape"], f"{what}: shape", 0))
-    strides = tuple(_ints(e[key], f"{what}: {key}", lo))
-    _need(len(shape) == len(strides), f"{what}: shape and {key} differ in length")
-    _need(math.prod(shape) < 1 << 63, f"{what}: shape {shape} has too many elements")
+    shape = tuple(_ints(e["shape"], _at(what, "shape"), 0))
+    strides = tuple(_ints(e[key], _at(what, key), lo))
+    _need(len(shape) == len(strides), Message("session.layout-length", what=what, key=key))
+    _need(math.prod(shape) < 1 << 63,
+          Message("session.too-many-elements", what=what, shape=str(shape)))  # fmt: skip
     return shape, strides
 
 
@@ -643,44 +651,46 @@ _DEVICE = re.compile(r"^(cpu|meta|cuda|cuda:\d{1,3}|mps|mps:0|xpu|xpu:\d{1,3})$"
 def _tensor_spec(e: Any, allocs: list[int], what: str) -> _TensorSpec:
     _keys(e, _TENSOR_KEYS, {"kind", "dtype", "shape", "stride", "offset", "device", "alloc"}, what)
     name = e["dtype"]
-    _need(type(name) is str and name in _TORCH_DTYPES, f"{what}: unknown tensor dtype {name!r}")
+    _need(type(name) is str and name in _TORCH_DTYPES,
+          Message("session.tensor-dtype", what=what, dtype=repr(name)))  # fmt: skip
     dtype = _TORCH_DTYPES[name]
     shape, stride = _layout(e, "stride", 0, what)
-    offset = _int(e["offset"], f"{what}: offset", 0)
+    offset = _int(e["offset"], _at(what, "offset"), 0)
     device = e["device"]
-    _need(type(device) is str and bool(_DEVICE.match(device)), f"{what}: unknown device")
+    _need(type(device) is str and bool(_DEVICE.match(device)),
+          Message("session.unknown-device", what=what))  # fmt: skip
     flags = {k: e.get(k, False) for k in ("requires_grad", "is_leaf")}
     for k, v in flags.items():
-        _need(type(v) is bool, f"{what}: {k} must be true or false")
-    grad_fn = _str(e.get("grad_fn"), f"{what}: grad_fn", optional=True, limit=200)
-    role = _str(e.get("role"), f"{what}: role", optional=True, limit=20)
-    _need(role in (None, "param", "buffer"), f"{what}: unknown role")
+        _need(type(v) is bool, Message("session.flag", what=what, key=k))
+    grad_fn = _str(e.get("grad_fn"), _at(what, "grad_fn"), optional=True, limit=200)
+    role = _str(e.get("role"), _at(what, "role"), optional=True, limit=20)
+    _need(role in (None, "param", "buffer"), Message("session.unknown-role", what=what))
     itemsize = dtype.itemsize
     alloc = e["alloc"]
     storage = None
     numel = math.prod(shape)
     if alloc is None:
-        _need(numel == 0 or device == "meta", f"{what}: a tensor with elements needs its data")
-        _need(e.get("storage") is None, f"{what}: storage without allocation")
+        _need(numel == 0 or device == "meta", Message("session.tensor-needs-data", what=what))
+        _need(e.get("storage") is None, Message("session.storage-no-alloc", what=what))
     else:
-        alloc = _int(alloc, f"{what}: alloc", 0, len(allocs) - 1)
+        alloc = _int(alloc, _at(what, "alloc"), 0, len(allocs) - 1)
         st = e.get("storage")
-        _need(type(st) is list and len(st) == 2, f"{what}: storage must be [start, nbytes]")
-        start = _int(st[0], f"{what}: storage start", 0)
-        size = _int(st[1], f"{what}: storage size", 1)
-        _need(start + size <= allocs[alloc], f"{what}: storage lies outside its allocation")
-        _need(numel > 0, f"{what}: a tensor without elements has no allocation")
+        _need(type(st) is list and len(st) == 2, Message("session.storage-pair", what=what))
+        start = _int(st[0], Message("session.at-storage-start", what=what), 0)
+        size = _int(st[1], Message("session.at-storage-size", what=what), 1)
+        _need(start + size <= allocs[alloc], Message("session.storage-outside", what=what))
+        _need(numel > 0, Message("session.tensor-no-elements", what=what))
         last = offset + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
-        _need((last + 1) * itemsize <= size, f"{what}: elements lie outside their storage "
-              f"(offset, strides and shape reach byte {(last + 1) * itemsize}, storage has "
-              f"{size})")  # fmt: skip
+        _need((last + 1) * itemsize <= size, Message(
+            "session.elements-outside-storage", what=what, reach=(last + 1) * itemsize,
+            size=size))  # fmt: skip
         storage = (start, size)
-        _need(device != "meta", f"{what}: a meta tensor has no data")
+        _need(device != "meta", Message("session.meta-data", what=what))
     grad = None
     if e.get("grad") is not None:
-        grad = _tensor_spec(e["grad"], allocs, f"{what}.grad")
-        _need(grad.shape == shape, f"{what}: .grad has another shape")
-        _need(grad.grad is None, f"{what}: .grad has a .grad")
+        grad = _tensor_spec(e["grad"], allocs, Message("session.at-grad", what=what))
+        _need(grad.shape == shape, Message("session.grad-shape", what=what))
+        _need(grad.grad is None, Message("session.grad-grad", what=what))
     return _TensorSpec(dtype, shape, stride, offset, device, flags["requires_grad"],
                        flags["is_leaf"], grad_fn, alloc, storage, grad, role)  # fmt: skip
 
@@ -690,26 +700,26 @@ def _array_spec(e: Any, allocs: list[int], what: str) -> _ArraySpec:
           {"kind", "dtype", "shape", "strides", "offset", "alloc"}, what)  # fmt: skip
     d = e["dtype"]
     _need((type(d) is str and bool(_NP_DTYPE.match(d))) or _record_descr(d, 0),
-          f"{what}: unknown array dtype {d!r}")  # fmt: skip
+          Message("session.value-dtype", what=what, dtype=repr(d)))  # fmt: skip
     try:
         dtype = np.dtype(d) if type(d) is str else np.lib.format.descr_to_dtype(_tuples(d))
         check_dtype(dtype, what)
     except (TypeError, ValueError, KeyError, IndexError, LoadError):
         raise _Bad(Message("session.value-dtype", what=what, dtype=repr(d))) from None
     shape, strides = _layout(e, "strides", -MAX_DIM, what)
-    offset = _int(e["offset"], f"{what}: offset", 0)
+    offset = _int(e["offset"], _at(what, "offset"), 0)
     writeable = e.get("writeable", True)
-    _need(type(writeable) is bool, f"{what}: writeable must be true or false")
+    _need(type(writeable) is bool, Message("session.flag", what=what, key="writeable"))
     alloc = e["alloc"]
     if alloc is None:
-        _need(math.prod(shape) == 0, f"{what}: an array with elements needs its data")
+        _need(math.prod(shape) == 0, Message("session.array-needs-data", what=what))
     else:
-        alloc = _int(alloc, f"{what}: alloc", 0, len(allocs) - 1)
-        _need(math.prod(shape) > 0, f"{what}: an array without elements has no allocation")
+        alloc = _int(alloc, _at(what, "alloc"), 0, len(allocs) - 1)
+        _need(math.prod(shape) > 0, Message("session.array-no-elements", what=what))
         lo = offset + sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)
         hi = offset + sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0)
         _need(lo >= 0 and hi + dtype.itemsize <= allocs[alloc],
-              f"{what}: elements lie outside their allocation")  # fmt: skip
+              Message("session.array-outside", what=what))  # fmt: skip
     return _ArraySpec(dtype, shape, strides, offset, writeable, alloc)
 
 
@@ -808,7 +818,8 @@ class _Checked:
 def _validate(m: Any) -> _Checked:
     _keys(m, {"format", "version", "byteorder", "torch", "allocations", "values", "history",
               "origins", "selected", "notes"},
-          {"format", "version", "allocations", "values"}, "the manifest")  # fmt: skip
+          {"format", "version", "allocations", "values"},
+          Message("session.at-manifest"))  # fmt: skip
     _need(m["format"] == FORMAT, Message("session.not-ours"))
     _need(type(m["version"]) is int, Message("session.version-type"))
     _need(m["version"] <= VERSION,
@@ -816,21 +827,25 @@ def _validate(m: Any) -> _Checked:
     _need(m.get("byteorder", sys.byteorder) == sys.byteorder,
           Message("session.byteorder", byteorder=str(m.get("byteorder"))))  # fmt: skip
     raw_allocs = m["allocations"]
-    _need(type(raw_allocs) is list and len(raw_allocs) <= MAX_VALUES * 4, "bad allocations")
+    _need(type(raw_allocs) is list and len(raw_allocs) <= MAX_VALUES * 4,
+          Message("session.bad-allocations"))  # fmt: skip
     allocs: list[int] = []
     devices: list[str] = []
     for i, a in enumerate(raw_allocs):
-        _keys(a, {"device", "nbytes"}, {"device", "nbytes"}, f"allocation {i}")
+        where = Message("session.at-allocation", index=i)
+        _keys(a, {"device", "nbytes"}, {"device", "nbytes"}, where)
         _need(type(a["device"]) is str and bool(_DEVICE.match(a["device"])),
-              f"allocation {i}: unknown device")  # fmt: skip
-        allocs.append(_int(a["nbytes"], f"allocation {i}: size", 1))
+              Message("session.unknown-device", what=where))  # fmt: skip
+        allocs.append(_int(a["nbytes"], Message("session.at-size", what=where), 1))
         devices.append(a["device"])
     raw_values = m["values"]
-    _need(type(raw_values) is list and len(raw_values) <= MAX_VALUES, "bad values list")
+    _need(type(raw_values) is list and len(raw_values) <= MAX_VALUES,
+          Message("session.bad-values"))  # fmt: skip
     values: list[tuple[str, str, Any]] = []
     seen: set[str] = set()
     for i, e in enumerate(raw_values):
-        _need(type(e) is dict and type(e.get("name")) is str, f"value {i} has no name")
+        _need(type(e) is dict and type(e.get("name")) is str,
+              Message("session.value-no-name", index=i))  # fmt: skip
         name = e["name"]
         try:
             check_name(name)
@@ -840,11 +855,11 @@ def _validate(m: Any) -> _Checked:
             raise _Bad(Message("session.name-twice", name=name))
         seen.add(name)
         kind = e.get("kind")
-        what = f"value {name!r}"
+        what = Message("session.at-value", name=name)
         spec: Any
         if kind == "tensor":
             spec = _tensor_spec(e, allocs, what)
-            _need(spec.role is None, f"{what}: unexpected role")
+            _need(spec.role is None, Message("session.unexpected-role", what=what))
         elif kind == "ndarray":
             spec = _array_spec(e, allocs, what)
         elif kind == "plain":
@@ -857,21 +872,23 @@ def _validate(m: Any) -> _Checked:
         elif kind == "rebuilt":
             _keys(e, {"kind", "name", "type", "recipe", "state", "training"},
                   {"type", "recipe"}, what)  # fmt: skip
-            typ = _str(e["type"], f"{what}: type", limit=200)
-            recipe = _str(e["recipe"], f"{what}: recipe", limit=_RECIPE_MAX_CHARS)
+            typ = _str(e["type"], _at(what, "type"), limit=200)
+            recipe = _str(e["recipe"], _at(what, "recipe"), limit=_RECIPE_MAX_CHARS)
             state: dict[str, Any] = {}
             raw_state = e.get("state", {})
-            _need(type(raw_state) is dict and len(raw_state) <= MAX_VALUES, f"{what}: bad state")
+            _need(type(raw_state) is dict and len(raw_state) <= MAX_VALUES,
+                  Message("session.bad-state", what=what))  # fmt: skip
             for key, s in raw_state.items():
-                _need(len(key) <= 1000, f"{what}: bad state key")
+                _need(len(key) <= 1000, Message("session.bad-state-key", what=what))
+                item = Message("session.at-state", what=what, key=key)
                 if type(s) is dict and s.get("kind") == "same":
-                    _keys(s, {"kind", "ref"}, {"ref"}, f"{what}[{key}]")
-                    state[key] = _ref(s["ref"], f"{what}[{key}]")
+                    _keys(s, {"kind", "ref"}, {"ref"}, item)
+                    state[key] = _ref(s["ref"], item)
                 else:
-                    state[key] = _tensor_spec(s, allocs, f"{what}[{key}]")
-                    _need(state[key].role is not None, f"{what}[{key}]: missing role")
+                    state[key] = _tensor_spec(s, allocs, item)
+                    _need(state[key].role is not None, Message("session.missing-role", what=item))
             training = e.get("training", True)
-            _need(type(training) is bool, f"{what}: training must be true or false")
+            _need(type(training) is bool, Message("session.flag", what=what, key="training"))
             spec = (typ, recipe, state, training)
         elif kind == "not_saved":
             _keys(e, {"kind", "name", "type", "note"}, {"type", "note"}, what)
@@ -880,17 +897,20 @@ def _validate(m: Any) -> _Checked:
             raise _Bad(Message("session.value-kind", what=what, kind=repr(kind)))
         values.append((name, kind, spec))
     raw_history = m.get("history", [])
-    _need(type(raw_history) is list and len(raw_history) <= MAX_RECORDS, "bad history")
+    _need(type(raw_history) is list and len(raw_history) <= MAX_RECORDS,
+          Message("session.bad-history"))  # fmt: skip
     history = []
     for i, r in enumerate(raw_history):
-        what = f"history record {i + 1}"
+        what = Message("session.at-record", number=i + 1)
         _keys(r, {"kind", "source", "line", "device", "bound", "changed", "deleted", "made",
                   "output", "notes", "result"}, {"kind", "source"}, what)  # fmt: skip
-        _need(r["kind"] in _RECORD_KINDS, f"{what}: unknown kind")
+        _need(r["kind"] in _RECORD_KINDS, Message("session.unknown-kind", what=what))
         made = r.get("made", {})
-        _need(type(made) is dict and all(type(v) is str for v in made.values()), f"{what}: made")
+        _need(type(made) is dict and all(type(v) is str for v in made.values()),
+              Message("session.bad-field", what=what, key="made"))  # fmt: skip
         line = r.get("line")
-        _need(line is None or (type(line) is int and 0 <= line < 1 << 31), f"{what}: line")
+        _need(line is None or (type(line) is int and 0 <= line < 1 << 31),
+              Message("session.bad-field", what=what, key="line"))  # fmt: skip
         device = _str(r.get("device"), what, optional=True, limit=100)
         history.append(Record(
             r["kind"], _str(r["source"], what) or "", line, device,
@@ -901,18 +921,19 @@ def _validate(m: Any) -> _Checked:
             True,  # text from a file: if it is ever run again, restricted
         ))  # fmt: skip
     raw_origins = m.get("origins", {})
-    _need(type(raw_origins) is dict, "bad origins")
+    _need(type(raw_origins) is dict, Message("session.bad-origins"))
     origins = {}
     for name, o in raw_origins.items():
-        what = f"origin of {name!r}"
-        _need(name in seen, f"{what}: no such value")
+        what = Message("session.at-origin", name=name)
+        _need(name in seen, Message("session.no-such-value", what=what))
         _keys(o, {"name", "kind", "statement", "call", "function", "contexts", "grad_mode",
                   "device", "line", "binding", "file"}, {"kind"}, what)  # fmt: skip
-        _need(o["kind"] in ("run", "set"), f"{what}: unknown kind")
+        _need(o["kind"] in ("run", "set"), Message("session.unknown-kind", what=what))
         binding = o.get("binding", "assign")
-        _need(binding in _BINDINGS, f"{what}: unknown binding")
+        _need(binding in _BINDINGS, Message("session.unknown-binding", what=what))
         line = o.get("line")
-        _need(line is None or (type(line) is int and 0 <= line < 1 << 31), f"{what}: line")
+        _need(line is None or (type(line) is int and 0 <= line < 1 << 31),
+              Message("session.bad-field", what=what, key="line"))  # fmt: skip
         origins[name] = Origin(
             _str(o.get("name", name), what, limit=1000) or name, o["kind"],
             _str(o.get("statement"), what, optional=True),
@@ -922,9 +943,10 @@ def _validate(m: Any) -> _Checked:
             _str(o.get("file"), what, optional=True, limit=4096),
         )  # fmt: skip
     selected = m.get("selected")
-    _need(selected is None or type(selected) is str, "bad selection")
+    _need(selected is None or type(selected) is str, Message("session.bad-selection"))
     notes = m.get("notes", [])
-    _need(type(notes) is list and all(type(n) is str for n in notes), "bad notes")
+    _need(type(notes) is list and all(type(n) is str for n in notes),
+          Message("session.bad-notes"))  # fmt: skip
     return _Checked(allocs, devices, values, history, origins,
                     selected if selected in seen else None, list(notes))  # fmt: skip
 
@@ -932,7 +954,7 @@ def _validate(m: Any) -> _Checked:
 def _ref(ref: Any, what: str) -> tuple[str, ...]:
     _need(type(ref) is list and all(type(x) is str for x in ref)
           and ((len(ref) == 2 and ref[0] == "value") or (len(ref) == 3 and ref[0] == "state")),
-          f"{what}: bad reference")  # fmt: skip
+          Message("session.bad-reference", what=what))  # fmt: skip
     return tuple(ref)
 
 
@@ -1068,12 +1090,11 @@ class _Builder:
             except ValueError:
                 if not self.cuda_noted:
                     self.cuda_noted = True
-                    self.notes.append(f"values saved on {device} were opened on the CPU: "
-                                      "this machine has no such CUDA device")  # fmt: skip
+                    self.notes.append(Message("session.note-no-cuda", device=device))
                 return "cpu"
         if device in ("cpu", "meta"):
             return device
-        self.notes.append(f"values saved on {device} were opened on the CPU")
+        self.notes.append(Message("session.note-on-cpu", device=device))
         return "cpu"
 
     def storage(self, alloc: int, start: int, size: int, device: str) -> Any:
@@ -1110,14 +1131,13 @@ class _Builder:
                 if spec.dtype.is_floating_point or spec.dtype.is_complex:
                     t.requires_grad_(True)
             else:
-                self.notes.append(
-                    f"{name} was computed with autograd ({spec.grad_fn or 'a graph'}); it opens "
-                    "as a plain tensor without its graph (run the saved code again to rebuild "
-                    "the graph)"
-                )
+                self.notes.append(Message(
+                    "session.note-no-graph", name=name,
+                    grad_fn=spec.grad_fn or Message("session.a-graph")))  # fmt: skip
         if spec.grad is not None:
             g = self.tensor(spec.grad, f"{name}.grad")
-            _need(g.dtype == t.dtype and g.device == t.device, f"{name}: .grad does not match")
+            _need(g.dtype == t.dtype and g.device == t.device,
+                  Message("session.grad-mismatch", name=name))  # fmt: skip
             t.grad = g
         return t
 
@@ -1143,7 +1163,7 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = No
             built[name] = _decode(spec)
         elif kind == "not_saved":
             typ, note = spec
-            b.notes.append(f"{name} (a {typ}) was not saved: {note}")
+            b.notes.append(Message("session.note-not-saved", name=name, typ=typ, note=note))
     ws = Workspace() if into is None else into
 
     def rebuild(notes: list[str]) -> dict[str, Any]:
@@ -1167,24 +1187,27 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = No
                         ws.run(recipe, restricted=True, time_limit=_RECIPE_TIME_LIMIT)
                     value = ws.get(name)
                 except ProgramError as exc:
-                    problem = f"running its statement again failed ({exc.headline})"
+                    headline = {lang: exc.headline_in(lang) for lang in LANGUAGES}
+                    problem = Message("session.rebuild-failed", headline=headline)
                 except RuntimeError as exc:
-                    problem = f"it could not be run again ({exc})"
+                    problem = Message("session.rebuild-not-run", why=str(exc))
             if problem is None and typ == "function":
                 if not isinstance(value, types.FunctionType):
-                    problem = "its statement did not make a function"
+                    problem = Message("session.rebuild-not-function")
             elif problem is None:
                 try:
                     problem = _restore_module(
                         b, name, value, typ, state, training, {**built, **modules}
                     )
                 except (RuntimeError, ValueError, TypeError, _Bad) as exc:
-                    problem = f"its saved state does not fit it ({exc})"
+                    why = exc.args[0] if isinstance(exc, _Bad) and exc.args else str(exc)
+                    problem = Message("session.rebuild-state", why=why)
                 if problem is None:
                     assert isinstance(value, torch.nn.Module)  # _restore_module checked it
                     modules[name] = value
             if problem is not None:
-                notes.append(f"{name} (a {typ}) could not be rebuilt: {problem}")
+                notes.append(Message("session.note-not-rebuilt", name=name, typ=typ,
+                                     problem=problem))  # fmt: skip
                 if name in ws:  # what its statement did make is not it: later ones must not see it
                     del ws[name]
             else:
@@ -1193,7 +1216,7 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None = No
             if kind == "same":
                 target = _follow(spec, built, modules)
                 if target is None:
-                    notes.append(f"{name} refers to a value that could not be opened")
+                    notes.append(Message("session.note-dangling", name=name))
                 else:
                     made[name] = target
         return made
@@ -1224,20 +1247,21 @@ class _SessionFiles:
 use_session_files(_SessionFiles())
 
 
-def _check_recipe(recipe: str, name: str) -> str | None:
+def _check_recipe(recipe: str, name: str) -> Message | None:
+    """Why ``recipe`` cannot rebuild ``name`` (a catalog Message), or None."""
     try:
         tree = ast.parse(recipe)
     except SyntaxError:
-        return "its statement is not valid Python"
+        return Message("session.recipe-invalid")
     if len(tree.body) != 1:
-        return "its recipe is not one statement"
+        return Message("session.recipe-not-one")
     stmt = tree.body[0]
     if isinstance(stmt, ast.FunctionDef):
-        return None if stmt.name == name else "its recipe defines another name"
+        return None if stmt.name == name else Message("session.recipe-other-name")
     if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name):  # fmt: skip
         return None
-    return "its recipe does not bind it"
+    return Message("session.recipe-not-binding")
 
 
 def _restore_module(
@@ -1248,35 +1272,35 @@ def _restore_module(
     state: dict[str, Any],
     training: bool,
     built: dict[str, Any],
-) -> str | None:
+) -> Message | None:
     """Point the parameters and buffers of ``module`` (just rebuilt by its recipe) at the
-    saved bytes; return why not, or None."""
+    saved bytes; return why not (a catalog Message), or None."""
     if not isinstance(module, torch.nn.Module) or type(module).__name__ != typ:
-        return f"its statement made a {type(module).__name__}, not a {typ}"
+        return Message("session.module-type", made=type(module).__name__, typ=typ)
     tensors = dict(module.named_parameters(remove_duplicate=False))
     buffers = dict(module.named_buffers(remove_duplicate=False))
     if set(state) != set(tensors) | set(buffers):
-        return "its parameters and buffers are not the ones saved"
+        return Message("session.module-state-keys")
     for key, spec in state.items():
         current = tensors.get(key, buffers.get(key))
         if isinstance(spec, tuple):  # the same tensor object as another value
             saved = _follow(spec, built, {**built, name: module})
             if saved is None:
-                return f"{key} refers to a value that could not be opened"
+                return Message("session.note-dangling", name=key)
             if saved is current:
                 continue
         else:
             if current is None or (spec.role == "param") != (key in tensors):
-                return f"{key} is not a {spec.role} of it"
+                return Message("session.module-not-role", key=key, role=spec.role)
             saved = b.tensor(spec, f"{name}.{key}")
         assert current is not None
         if tuple(current.shape) != tuple(saved.shape) or current.dtype != saved.dtype:
-            return f"{key} has another shape or dtype than the one saved"
+            return Message("session.module-shape", key=key)
         with torch.no_grad():
             current.set_(saved.untyped_storage(), saved.storage_offset(), saved.shape,
                          saved.stride())  # fmt: skip
         if saved.device != current.device:
-            return f"{key} is on another device"
+            return Message("session.module-device", key=key)
         current.grad = saved.grad
     module.train(training)
     return None

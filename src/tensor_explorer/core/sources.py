@@ -79,7 +79,7 @@ def open_into(
         try:
             lesson = load_lesson(path)
         except LessonError as exc:
-            raise LoadError(str(exc)) from None
+            raise LoadError(exc.message) from None  # a Message: said in the reader's language
         results = run_lesson(lesson, ws, device=device, upto=1)
         return [n for n in results[0].names if n in ws] if results else []
     p = Path(path)
