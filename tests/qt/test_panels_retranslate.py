@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
@@ -280,13 +281,21 @@ def test_inspector_keeps_collapsed_groups_and_scroll(qtbot: QtBot, make_window) 
 
 def test_a_lesson_message_is_retranslated(player, tmp_path) -> None:
     """A message shown instead of a step (a lesson that cannot be opened) follows the language
-    too, and keeps its detail."""
+    too, and keeps its detail: the same catalog message, said in the new language."""
     panel = player.panel
     assert not panel.open_lesson(str(tmp_path / "missing.md"))
     assert panel.title.text() == "This lesson cannot be opened"
     detail = panel.prose.toPlainText()
+    with pytest.raises(lessons.LessonError) as info:
+        lessons.load_lesson(str(tmp_path / "missing.md"))
+    assert detail == str(info.value)
     i18n.install("zh")
     panel.retranslate()
     assert panel.title.text() == translated("LessonPanel", "This lesson cannot be opened")
+    assert panel.prose.toPlainText() == info.value.text("zh") != detail
+    i18n.install("en")
+    panel.retranslate()
     assert panel.prose.toPlainText() == detail
+    i18n.install("zh")
+    panel.retranslate()
     assert panel.progress.text() == translated("LessonPanel", "Choose a lesson.")

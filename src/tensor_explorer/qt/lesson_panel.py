@@ -22,6 +22,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import lessons as core
+from ..core.catalog import text_in
 from ..core.lesson_player import LessonPlayer, LessonState
 from . import fonts, i18n, theme
 from .bridge import WorkspaceBridge
@@ -268,7 +269,7 @@ class LessonPanel(QtWidgets.QWidget):
         except core.LessonError as exc:
             infos = []
             self._show_message(lambda: self.tr("The shipped lessons could not be read"),
-                               str(exc))
+                               exc.message)
         for info in infos:
             self.lesson_combo.addItem(info.titles.get(lang, info.title), info.name)
         if self.source is not None and self.lesson_combo.findData(self.source) < 0:
@@ -307,7 +308,7 @@ class LessonPanel(QtWidgets.QWidget):
         try:
             lesson = self.player.load(source, i18n.current(), trusted)
         except core.LessonError as exc:
-            self._show_message(lambda: self.tr("This lesson cannot be opened"), str(exc))
+            self._show_message(lambda: self.tr("This lesson cannot be opened"), exc.message)
             return False
         if run and self.confirm_replace is not None and not self.confirm_replace(
                 self.tr("Opening the lesson “{0}” replaces them.").format(lesson.title)):
@@ -341,8 +342,9 @@ class LessonPanel(QtWidgets.QWidget):
         try:
             self.player.trust()  # each language's file that shows the same steps
         except (OSError, core.LessonError) as exc:
-            why = str(exc)
-            self.trust_bar.ask(lambda: self.tr("It could not be trusted: {0}").format(why))
+            why = exc.message if isinstance(exc, core.LessonError) else str(exc)
+            self.trust_bar.ask(lambda: self.tr("It could not be trusted: {0}").format(
+                text_in(why, i18n.current())))
             return
         self.open_lesson(self.source)
 
@@ -473,11 +475,12 @@ class LessonPanel(QtWidgets.QWidget):
         self._update_controls()
 
     def _show_message(self, title: Callable[[], str], message: str) -> None:
-        """Show a message instead of a step: ``title()`` gives its title in the current
-        language (called again by :meth:`retranslate`)."""
+        """Show a message instead of a step: ``title()`` gives its title and ``message`` (a
+        core catalog Message, such as why a lesson cannot be read, or plain text) its detail,
+        both in the current language (shown again by :meth:`retranslate`)."""
         self._message = (title, message)
         self.title.setText(title())
-        self.prose.setHtml(f"<p>{html.escape(message)}</p>")
+        self.prose.setHtml(f"<p>{html.escape(text_in(message, i18n.current()))}</p>")
         self.checks.clear()
 
     def _render(self) -> None:
