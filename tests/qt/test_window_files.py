@@ -5,6 +5,7 @@ says why in Chinese (the core's catalog message), and in English exactly as befo
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -68,3 +69,35 @@ def test_why_a_file_cannot_be_opened_is_said_in_the_windows_language(
         assert f"{title} {name}: {why}" in win.panels["console"].output_text()
         assert win.statusBar().currentMessage() == why
     assert win.workspace.names() == []
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_what_opening_noted_is_said_under_the_output(
+        qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path, lang: str) -> None:
+    # A session that dropped a graph and an array with bytes after its data: the core notes
+    # them (Workspace.session_notes, loading.load_notes); the window says them, in its language.
+    from tensor_explorer.core.workspace import Workspace
+
+    np.save(tmp_path / "extra.npy", np.arange(4.0))
+    with open(tmp_path / "extra.npy", "ab") as f:
+        f.write(b"junk")
+    ws = Workspace()
+    ws.run("w = torch.ones(3, requires_grad=True)\nloss = (w * 2).sum()")
+    ws.save(tmp_path / "graph.txs")
+    win = make_window()
+    win.set_language(lang)
+    console = win.panels["console"]
+    expected = {"zh": ("注意：", "数据后面的 4 字节被忽略了"),
+                "en": ("Note: ", "4 bytes after the data were ignored")}[lang]
+    win.open_paths([str(tmp_path / "extra.npy")])
+    qtbot.waitUntil(lambda: expected[1] in console.output_text(), timeout=TIMEOUT)
+    line = next(x for x in console.output_text().splitlines() if expected[1] in x)
+    assert line.startswith(expected[0])
+    win.open_paths([str(tmp_path / "graph.txs")])
+    qtbot.waitUntil(lambda: "loss" in win.workspace, timeout=TIMEOUT)
+    notes = win.files.notes_after_open(str(tmp_path / "graph.txs"), ["w", "loss"])
+    assert notes and any("loss" in note for note in notes)
+    said = [note.render(lang) for note in notes]  # (each a catalog Message)
+    qtbot.waitUntil(lambda: all(s in console.output_text() for s in said), timeout=TIMEOUT)
+    if lang == "zh":
+        assert all(re.search(r"[\u4e00-\u9fff]", s) for s in said), said

@@ -192,5 +192,12 @@ class ConsolePanel(QtWidgets.QWidget):
         self._append(f"<span style='color:{color}'>{body}</span>")
         self.last_error = err
 
+    def show_note(self, text: str, *, error: bool = False) -> None:
+        """A line of the window's own under the output (a note on a file just opened, or an
+        error), in the theme's warning or error colour."""
+        t = theme.current()
+        self._append(f"<span style='color:{t.error if error else t.warning}'>"
+                     f"{html.escape(text)}</span>")
+
     def output_text(self) -> str:
         return self.output.toPlainText()

@@ -8,7 +8,6 @@ theme, language, presentation mode, recent files) remembered between runs.
 from __future__ import annotations
 
 import functools
-import html
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -490,9 +489,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(message, 10000)
         console = self.panels.get("console")
         if isinstance(console, ConsolePanel):
-            t = theme.current()
-            console._append(f"<span style='color:{t.error}'>{html.escape(title)}: "
-                            f"{html.escape(message)}</span>")
+            console.show_note(f"{title}: {message}", error=True)
         self.last_error = message
 
     def _run_failed(self, err: object) -> None:

@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import QCoreApplication
 
 from ..core import trust as core_trust
-from ..core.catalog import Message
+from ..core.catalog import Message, render
 from ..core.lessons import is_lesson
-from ..core.loading import LoadError
+from ..core.loading import LoadError, load_notes
 from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
 from . import i18n
 from .autosave import last_session_path
@@ -228,6 +229,9 @@ class WindowFiles(QtCore.QObject):
             if live:
                 win.workspace.selected = live[-1]
             win.statusBar().showMessage(translate("MainWindow", "Opened {0}").format(name), 5000)
+            lang = i18n.current()
+            for note in self.notes_after_open(path, live):
+                self._console().show_note(render("frame.note", lang, text=note))
 
         task = Task(work, parent=self)
         self.tasks.append(task)
@@ -236,6 +240,20 @@ class WindowFiles(QtCore.QObject):
         task.failed.connect(lambda msg: win.show_error(
             translate("MainWindow", "Could not open {0}").format(name), _why(task, msg)))
         task.start()
+
+    def notes_after_open(self, path: str, names: Sequence[str]) -> list[str]:
+        """What the person should know about a file just opened (catalog Messages): a session's
+        notes (values not saved, CUDA values now on the CPU...) or what reading an array noted
+        (bytes after its data ignored...)."""
+        ws = self.window.workspace
+        if replaces_workspace(path):
+            return list(ws.session_notes)
+        notes: list[str] = []
+        for n in names:
+            value = ws[n]
+            if isinstance(value, np.ndarray):
+                notes += [note for note in load_notes(value) if note not in notes]
+        return notes
 
     def cancel_tasks(self) -> None:
         """Stop the loads still running (the window is closing)."""
