@@ -33,9 +33,9 @@ def build(win: MainWindow) -> None:
     run_menu.addAction(win.stop_action)
     _view_menu(win, menu)
     help_menu = menu.addMenu(translate("MainWindow", "&Help"))
-    help_menu.addAction(win._action(translate("MainWindow", "Keyboard shortcuts"),
+    help_menu.addAction(win.make_action(translate("MainWindow", "Keyboard shortcuts"),
                                     lambda: show_shortcuts(win), "F1"))
-    help_menu.addAction(win._action(translate("MainWindow", "About Tensor Explorer"),
+    help_menu.addAction(win.make_action(translate("MainWindow", "About Tensor Explorer"),
                                     lambda: show_about(win)))
     tb = win.main_toolbar
     tb.clear()  # the same bar, where it was: only its actions are new
@@ -73,7 +73,7 @@ def _edit_menu(win: MainWindow, menu: QtWidgets.QMenuBar) -> None:
     for a in (ws_panel.rename_action, ws_panel.duplicate_action, ws_panel.delete_action):
         edit_menu.addAction(a)
     edit_menu.addSeparator()
-    for a in win.edit.make_actions(win._actions_owner):  # Copy, Copy as NumPy, Find
+    for a in win.edit.make_actions(win.actions_owner):  # Copy, Copy as NumPy, Find
         edit_menu.addAction(a)
 
 
@@ -85,9 +85,9 @@ def _view_menu(win: MainWindow, menu: QtWidgets.QMenuBar) -> None:
     view_menu.addAction(win.dark_action)
     view_menu.addAction(win.present_action)
     lang_menu = view_menu.addMenu(translate("MainWindow", "&Language"))
-    group = QtGui.QActionGroup(win._actions_owner)
+    group = QtGui.QActionGroup(win.actions_owner)
     for code, label in (("en", "English"), ("zh", "中文")):
-        a = QtGui.QAction(label, win._actions_owner, checkable=True)
+        a = QtGui.QAction(label, win.actions_owner, checkable=True)
         a.setChecked(i18n.current() == code)
         a.triggered.connect(lambda _c=False, lang=code: win.set_language(lang))
         group.addAction(a)

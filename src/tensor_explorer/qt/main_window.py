@@ -160,7 +160,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._factories: dict[str, Callable[[], QtWidgets.QWidget]] = {}
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         #: parent of the actions one build of the UI makes (deleted when the UI is rebuilt)
-        self._actions_owner = QtCore.QObject(self)
+        self.actions_owner = QtCore.QObject(self)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
         self.setAnimated(False)  # no half-moved docks or stale tab bars in screenshots
@@ -290,14 +290,14 @@ class MainWindow(QtWidgets.QMainWindow):
         # A rebuild must not leave the old menus and actions behind: they would pile up and
         # their shortcuts (Ctrl+Enter...) would become ambiguous.
         for action in self.actions():
-            if action.parent() is self._actions_owner:  # (the stage's panel actions stay)
+            if action.parent() is self.actions_owner:  # (the stage's panel actions stay)
                 self.removeAction(action)
         self.menuBar().clear()
         direct = QtCore.Qt.FindChildOption.FindDirectChildrenOnly
         for menu in self.menuBar().findChildren(QtWidgets.QMenu, options=direct):
             menu.deleteLater()
-        self._actions_owner.deleteLater()
-        self._actions_owner = QtCore.QObject(self)
+        self.actions_owner.deleteLater()
+        self.actions_owner = QtCore.QObject(self)
         self._build_actions()
 
     def retranslate(self) -> None:
@@ -335,10 +335,11 @@ class MainWindow(QtWidgets.QMainWindow):
         super().showEvent(e)
         self.dock_layout.shown()
 
-    def _action(self, text: str, slot: Callable[..., Any],
-                shortcut: str | QtGui.QKeySequence | QtGui.QKeySequence.StandardKey
-                | None = None, checkable: bool = False, tip: str = "") -> QtGui.QAction:
-        a = QtGui.QAction(text, self._actions_owner)
+    def make_action(self, text: str, slot: Callable[..., Any],
+                    shortcut: str | QtGui.QKeySequence | QtGui.QKeySequence.StandardKey
+                    | None = None, checkable: bool = False, tip: str = "") -> QtGui.QAction:
+        """An action of this build of the menus (owned by :attr:`actions_owner`)."""
+        a = QtGui.QAction(text, self.actions_owner)
         if shortcut is not None:
             a.setShortcut(QtGui.QKeySequence(shortcut))
         a.setCheckable(checkable)
@@ -349,44 +350,40 @@ class MainWindow(QtWidgets.QMainWindow):
         return a
 
     def _build_actions(self) -> None:
-        ks = QtGui.QKeySequence.StandardKey
-        self.new_action = self._action(self.tr("&New workspace"), self.new_workspace, ks.New,
-                                       tip=self.tr("Start again with an empty workspace "
-                                                   "(Edit ▸ Undo brings it back)"))
-        self.reopen_last_action = self._action(
+        ks, act = QtGui.QKeySequence.StandardKey, self.make_action
+        self.new_action = act(
+            self.tr("&New workspace"), self.new_workspace, ks.New,
+            tip=self.tr("Start again with an empty workspace (Edit ▸ Undo brings it back)"))
+        self.reopen_last_action = act(
             self.tr("Reopen &last session"), self.files.reopen_last_session,
             tip=self.tr("The values and history the window had when it was last closed"))
-        self.open_action = self._action(self.tr("&Open…"), self.files.open_dialog, ks.Open,
-                                        tip=self.tr("Open .npy, .npz, .py, lesson .md or "
-                                                    "session .txs files"))
-        self.save_session_action = self._action(self.tr("&Save session…"),
-                                                self.files.save_session_dialog, ks.Save,
-                                                tip=self.tr("Save every value, its gradient "
-                                                            "and the history in one .txs file"))
-        self.save_script_action = self._action(self.tr("Save code as .py…"),
-                                               lambda: cast("CodePanel",
-                                                            self.panels["code"]).save_dialog(),
-                                               "Ctrl+Shift+S")
-        self.export_action = self._action(self.tr("Export panel as image…"),
-                                          self.files.export_dialog,
-                                          "Ctrl+E")
-        self.quit_action = self._action(self.tr("&Quit"), self.close, ks.Quit)
+        self.open_action = act(
+            self.tr("&Open…"), self.files.open_dialog, ks.Open,
+            tip=self.tr("Open .npy, .npz, .py, lesson .md or session .txs files"))
+        self.save_session_action = act(
+            self.tr("&Save session…"), self.files.save_session_dialog, ks.Save,
+            tip=self.tr("Save every value, its gradient and the history in one .txs file"))
+        self.save_script_action = act(
+            self.tr("Save code as .py…"),
+            lambda: cast("CodePanel", self.panels["code"]).save_dialog(), "Ctrl+Shift+S")
+        self.export_action = act(self.tr("Export panel as image…"), self.files.export_dialog,
+                                 "Ctrl+E")
+        self.quit_action = act(self.tr("&Quit"), self.close, ks.Quit)
         console = self.panels["console"]
         assert isinstance(console, ConsolePanel)
-        self.run_action = self._action(self.tr("&Run code"), console.run_editor,
-                                       "Ctrl+Return", tip=self.tr("Run the code bar (Ctrl+Enter)"))
-        self.stop_action = self._action(self.tr("&Stop"), self.runner.stop, "Ctrl+.",
-                                        tip=self.tr("Stop the running program"))
+        self.run_action = act(self.tr("&Run code"), console.run_editor, "Ctrl+Return",
+                              tip=self.tr("Run the code bar (Ctrl+Enter)"))
+        self.stop_action = act(self.tr("&Stop"), self.runner.stop, "Ctrl+.",
+                               tip=self.tr("Stop the running program"))
         self.stop_action.setEnabled(False)
-        self.dark_action = self._action(self.tr("&Dark theme"), self.toggle_dark, "Ctrl+Shift+D",
-                                        checkable=True)
+        self.dark_action = act(self.tr("&Dark theme"), self.toggle_dark, "Ctrl+Shift+D",
+                               checkable=True)
         self.dark_action.setChecked(theme.current().name == "dark")
-        self.present_action = self._action(self.tr("&Presentation mode"),
-                                           self.toggle_presentation, "F5", checkable=True,
-                                           tip=self.tr("Larger text and drawings for a "
-                                                       "projector (F5)"))
+        self.present_action = act(
+            self.tr("&Presentation mode"), self.toggle_presentation, "F5", checkable=True,
+            tip=self.tr("Larger text and drawings for a projector (F5)"))
         self.present_action.setChecked(theme.state().presentation)
-        self.reset_layout_action = self._action(self.tr("Reset layout"), self.reset_layout)
+        self.reset_layout_action = act(self.tr("Reset layout"), self.reset_layout)
         main_menus.build(self)  # the menu bar and the tool bar
         self.addAction(self.run_action)
 
