@@ -164,7 +164,7 @@
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="178"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="181"/>
         <source>bound or changed: {0}</source>
         <translation>绑定或修改：{0}</translation>
     </message>
@@ -1518,73 +1518,73 @@
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="222"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="223"/>
         <source>◀ Previous</source>
         <extracomment>how much larger than the interface the lesson text is (it is read from the back of a room) asked before a lesson replaces the workspace (``what`` happens): True to go on the message shown instead of a step (its title, re-translated; its detail), if any</extracomment>
         <translation>◀ 上一步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="223"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="224"/>
         <source>Previous step (PageUp, Alt+Left)</source>
         <translation>上一步（PageUp、Alt+←）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="224"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="225"/>
         <source>Next ▶</source>
         <translation>下一步 ▶</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="225"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="226"/>
         <source>Next step (PageDown, Alt+Right)</source>
         <translation>下一步（PageDown、Alt+→）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="226"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="227"/>
         <source>Reset</source>
         <translation>重来</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="227"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="228"/>
         <source>Clear the workspace and start the lesson again</source>
         <translation>清空工作区，从头开始这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="270"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="271"/>
         <source>The shipped lessons could not be read</source>
         <translation>无法读取内置课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="279"/>
         <source>Open lesson file…</source>
         <translation>打开课程文件…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="310"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="311"/>
         <source>This lesson cannot be opened</source>
         <translation>无法打开这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="314"/>
         <source>Opening the lesson “{0}” replaces them.</source>
         <translation>打开课程“{0}”会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="345"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="346"/>
         <source>It could not be trusted: {0}</source>
         <translation>无法信任它：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="360"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="362"/>
         <source>Open lesson</source>
         <translation>打开课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="361"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="363"/>
         <source>Lessons (*.md)</source>
         <translation>课程 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="471"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="473"/>
         <source>Running step {0}…</source>
         <translation>正在运行第 {0} 步…</translation>
     </message>
@@ -1619,28 +1619,28 @@
         <translation>需要 CUDA GPU，而这台机器没有</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="542"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="545"/>
         <source>Choose a lesson.</source>
         <translation>请选择一节课。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="373"/>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="546"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="375"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="549"/>
         <source>Step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="332"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="333"/>
         <source>{0} came from a file and runs restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，正在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="551"/>
         <source>1 step</source>
         <translation>共 1 步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="549"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="552"/>
         <source>{0} steps</source>
         <translation>共 {0} 步</translation>
     </message>
@@ -1648,75 +1648,75 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="85"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="88"/>
         <source>Tensor Explorer did not close cleanly last time. Restore the values and history it had?</source>
         <translation>Tensor Explorer 上次没有正常关闭。要恢复当时的值和历史吗？</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="104"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="173"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="237"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="107"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="178"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="252"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="272"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="272"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="361"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="272"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="271"/>
         <source>Lesson</source>
         <extracomment>set by the app after the window is made (absent in screenshots and tests) File ▸ Open recent (made with the menus, :func:`.main_menus.build`) parent of the actions one build of the UI makes (deleted when the UI is rebuilt) opening and saving files (File menu, drops, recent files, trust) where the docks go (remembered, default and lesson layouts, presentation mode) undo/redo of the workspace&apos;s changes, and whether there is unsaved work ask before unsaved work would be lost (the real app; not screenshots, tests, nor runs that must not wait on a person: TENSOR_EXPLORER_NO_DIALOGS) Edit ▸ Copy, Copy as NumPy literal, Find value</extracomment>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="354"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
         <source>&amp;New workspace</source>
         <translation>新建工作区(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="356"/>
         <source>Start again with an empty workspace (Edit ▸ Undo brings it back)</source>
         <translation>从空工作区重新开始（编辑 ▸ 撤销可找回）</translation>
     </message>
@@ -1731,12 +1731,12 @@
         <translation>窗口上次关闭时的值和历史</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="361"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="364"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
@@ -1751,52 +1751,52 @@
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="369"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="374"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="374"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="378"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="379"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="376"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="380"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="382"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="379"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="383"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="387"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="384"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="390"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="386"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
@@ -1853,90 +1853,95 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="134"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="139"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="135"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="140"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="108"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="115"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="113"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="120"/>
         <source>Save session</source>
-        <extracomment>a program file larger than this is refused (it is source code to read, not data) background loads started here (cancelled when the window closes) the program from a file that ran restricted, for the Trust button: path, bytes, text</extracomment>
+        <extracomment>a program file larger than this is refused (it is source code to read, not data) background loads started here (cancelled when the window closes) the program from a file that ran restricted, for the Trust button: path, bytes, text files to open once the program running now has finished (in the order asked)</extracomment>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="109"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="114"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="117"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="122"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="126"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="131"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="147"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="152"/>
         <source>Opening the session “{0}” replaces them.</source>
         <translation>打开会话“{0}”会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="191"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="196"/>
         <source>{0} came from a file and ran restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，已在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="209"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="214"/>
         <source>Could not trust {0}</source>
         <translation>无法信任 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="234"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="246"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="230"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="260"/>
+        <source>{0} opens when the running program has finished.</source>
+        <translation>{0} 将在正在运行的程序结束后打开。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="239"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="509"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="503"/>
         <source>Wait for the running program to finish (or stop it) first.</source>
         <translation>请先等待正在运行的程序结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="505"/>
         <source>A new workspace replaces them.</source>
         <translation>新建工作区会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="539"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="540"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="533"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="534"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="542"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="542"/>
         <source>1 value</source>
         <translation>1 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="550"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="544"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
@@ -1991,37 +1996,37 @@
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="253"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="300"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="255"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="302"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="260"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="307"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="266"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="313"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="558"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="552"/>
         <source>Quitting closes them.</source>
         <translation>退出会关闭它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="559"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="553"/>
         <source>File ▸ Reopen last session brings them back at the next start.</source>
         <translation>下次启动时，文件 ▸ 重新打开上次的会话可以找回它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="560"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="554"/>
         <source>Discarded, they are lost.</source>
         <translation>丢弃后它们将无法找回。</translation>
     </message>
@@ -2619,13 +2624,13 @@
 <context>
     <name>ValuesDock</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="88"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="87"/>
         <source>this value is not in the workspace</source>
         <extracomment>panels built only when first shown or used (start-up builds what is visible)</extracomment>
         <translation>这个值不在工作区中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="94"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="93"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>

@@ -101,3 +101,21 @@ def test_what_opening_noted_is_said_under_the_output(
     qtbot.waitUntil(lambda: all(s in console.output_text() for s in said), timeout=TIMEOUT)
     if lang == "zh":
         assert all(re.search(r"[\u4e00-\u9fff]", s) for s in said), said
+
+
+def test_an_array_opened_while_a_program_runs_opens_after_it(
+        qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path) -> None:
+    # `tensor-explorer work.py data.npy` (or a drop of both): the array used to fail with
+    # "a program is running in this workspace" when the program was still running.
+    prog = tmp_path / "slow.py"
+    prog.write_text("total = 0\nfor i in range(300_000):\n    total += i\n", encoding="utf-8")
+    np.save(tmp_path / "data.npy", np.arange(3.0))
+    win = make_window()
+    win.last_error = None
+    win.open_paths([str(prog), str(tmp_path / "data.npy")])
+    assert win.runner.busy and win.files.waiting == [str(tmp_path / "data.npy")]
+    assert "opens when the running program has finished" in win.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: "data" in win.workspace and not win.runner.busy, timeout=TIMEOUT)
+    assert win.workspace["total"] == sum(range(300_000))
+    np.testing.assert_array_equal(win.workspace["data"], np.arange(3.0))
+    assert win.last_error is None and win.files.waiting == []

@@ -1310,6 +1310,15 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "工作区的内容被整个替换了",
     },
     "undo.session-opened": {"en": "a session was opened", "zh": "打开了一个会话"},
+    # --- the workspace is busy (workspace.WorkspaceBusy)
+    "workspace.busy": {
+        "en": "a program is running in this workspace; wait or cancel() it",
+        "zh": "工作区里有程序正在运行；请等它结束或用 cancel() 停止它",
+    },
+    "workspace.busy-capture": {
+        "en": "a program is running in this workspace; capture it when idle",
+        "zh": "工作区里有程序正在运行；请在它空闲时再保存",
+    },
     # --- a warning note as the workspace's output event carries it (workspace.py)
     "console.warning": {"en": "warning: {note}\n", "zh": "警告：{note}\n"},
 }  # fmt: skip

@@ -74,7 +74,14 @@ from .loading import LoadError, check_dtype
 from .memory import intersecting_groups
 from .runner import ProgramError
 from .sysmem import memory_limit as _available_memory  # replaced by tests
-from .workspace import Origin, Record, Workspace, check_name, use_session_files
+from .workspace import (
+    Origin,
+    Record,
+    Workspace,
+    WorkspaceBusy,
+    check_name,
+    use_session_files,
+)
 
 __all__ = [
     "FORMAT",
@@ -343,7 +350,7 @@ def capture(ws: Workspace, *, copy_limit: int = COPY_LIMIT) -> Snapshot:
     host here.
     """
     if ws.running:
-        raise RuntimeError("a program is running in this workspace; capture it when idle")
+        raise WorkspaceBusy(Message("workspace.busy-capture"))
     return _capture(ws, copy_limit)
 
 

@@ -53,11 +53,17 @@ from .runner import (
 )
 from .undo import Change, Names, watching
 
-__all__ = ["Origin", "Record", "SessionFiles", "Workspace", "WorkspaceEvents", "check_name",
+__all__ = ["Origin", "Record", "SessionFiles", "Workspace", "WorkspaceBusy", "WorkspaceEvents",
+           "check_name",
            "use_session_files"]
 
 #: values with more elements than this are written into scripts as a comment, not a literal
 LITERAL_LIMIT = 1000
+
+
+class WorkspaceBusy(RuntimeError):
+    """A change was asked of the workspace while a program runs in it (wait, or ``cancel()``
+    it, and ask again); ``args[0]`` is a catalog Message."""
 
 
 class WorkspaceEvents(SignalGroup):
@@ -442,7 +448,7 @@ class Workspace:
         :class:`~tensor_explorer.core.loading.LoadError` before anything here changes. The
         replacement is one change (:meth:`replace_contents`) that cannot be undone."""
         if self.running:
-            raise RuntimeError("a program is running in this workspace; wait or cancel() it")
+            raise WorkspaceBusy(Message("workspace.busy"))
         session_files().open(path, self)
         return self.names()
 
@@ -479,7 +485,7 @@ class Workspace:
         to the new contents.
         """
         if self.running:
-            raise RuntimeError("a program is running in this workspace; wait or cancel() it")
+            raise WorkspaceBusy(Message("workspace.busy"))
         for name in values:
             check_name(name)
         old_names, old_selected = self.names(), self._selected
@@ -837,7 +843,7 @@ class Workspace:
 
     def _exclusive(self) -> Any:
         if self._lock.locked():
-            raise RuntimeError("a program is running in this workspace; wait or cancel() it")
+            raise WorkspaceBusy(Message("workspace.busy"))
         return self._lock
 
     # -- script --------------------------------------------------------------------------------

@@ -163,7 +163,10 @@ class ConsolePanel(QtWidgets.QWidget):
 
     def _print(self, text: str) -> None:
         text = text_in(text, i18n.current())  # a warning note (a Message) in the UI's language
-        self._append(html.escape(text.rstrip("\n")).replace("\n", "<br>").replace(" ", "&nbsp;"))
+        # spaces kept (a printed tensor's columns line up) and long lines wrapped at them, not
+        # inside words: a warning note is one long line of torch's words and the plain words
+        self._append("<span style='white-space:pre-wrap'>"
+                     + html.escape(text.rstrip("\n")).replace("\n", "<br>") + "</span>")
 
     def _finished(self, names: list[str]) -> None:
         sent, self._sent = self._sent, None

@@ -26,6 +26,7 @@ from ..core.catalog import Message, render
 from ..core.lessons import is_lesson
 from ..core.loading import LoadError, load_notes
 from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
+from ..core.workspace import WorkspaceBusy
 from . import i18n
 from .autosave import last_session_path
 from .console_panel import ConsolePanel
@@ -53,6 +54,9 @@ class WindowFiles(QtCore.QObject):
         self.tasks: list[Task] = []
         #: the program from a file that ran restricted, for the Trust button: path, bytes, text
         self.untrusted: tuple[Path, bytes, str] | None = None
+        #: files to open once the program running now has finished (in the order asked)
+        self.waiting: list[str] = []
+        window.runner.busy_changed.connect(self._open_waiting)
 
     # -- recent files ------------------------------------------------------------------------
 
@@ -214,9 +218,13 @@ class WindowFiles(QtCore.QObject):
         self.window.runner.run(source, restricted=False)
 
     def open_arrays(self, path: str) -> None:
-        """Load an array, archive or session file in the background, then select what came."""
+        """Load an array, archive or session file in the background, then select what came.
+        While a program runs (say a .py opened with it), it is opened after the program."""
         win = self.window
         name = Path(path).name
+        if win.runner.busy:
+            self._wait(path)
+            return
 
         def work(progress: Any, cancel: Any) -> list[str]:
             return open_into(win.workspace, path)
@@ -237,9 +245,30 @@ class WindowFiles(QtCore.QObject):
         self.tasks.append(task)
         win.statusBar().showMessage(translate("MainWindow", "Opening {0}…").format(name))
         task.finished.connect(done)
-        task.failed.connect(lambda msg: win.show_error(
-            translate("MainWindow", "Could not open {0}").format(name), _why(task, msg)))
+        def failed(msg: str) -> None:
+            if isinstance(task.error, WorkspaceBusy):  # a program started while it was read
+                self._wait(path)
+                return
+            win.show_error(translate("MainWindow", "Could not open {0}").format(name),
+                           _why(task, msg))
+
+        task.failed.connect(failed)
         task.start()
+
+    def _wait(self, path: str) -> None:
+        self.waiting.append(path)
+        self.window.statusBar().showMessage(translate(
+            "MainWindow", "{0} opens when the running program has finished.").format(
+                Path(path).name))
+        if not self.window.runner.busy:  # held by something else for a moment: try again soon
+            QtCore.QTimer.singleShot(250, self, lambda: self._open_waiting(self.window.runner.busy))
+
+    def _open_waiting(self, busy: bool) -> None:
+        if busy or not self.waiting:
+            return
+        waiting, self.waiting = self.waiting, []
+        for path in waiting:
+            self.open_arrays(path)
 
     def notes_after_open(self, path: str, names: Sequence[str]) -> list[str]:
         """What the person should know about a file just opened (catalog Messages): a session's
