@@ -1296,6 +1296,135 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "meta 张量没有可以检验的值",
     },
     # --- (end of explanations)
+    # --- the Inspector's diagnoses (core/diagnose.py): a title, then what it means and what
+    # to do
+    "diagnose.nonfinite.title": {
+        "en": "NaN or Inf values",
+        "zh": "含有 NaN 或 Inf",
+    },
+    "diagnose.nonfinite": {
+        "en": "{bad:,} of {count:,} values are not finite ({parts}); the first is at index "
+              "{first}. A loss computed from them will be NaN: look for a division by zero, log "
+              "of 0 or a negative number, an overflow in float16, or a learning rate too high.",
+        "zh": "{count:,} 个值中有 {bad:,} 个不是有限数（{parts}）；第一个位于下标 {first}。由它们"
+              "算出的 loss 会是 NaN：检查是否除以零、对 0 或负数取 log、float16 溢出，或学习率过"
+              "大。",
+    },
+    "diagnose.meta-device.title": {
+        "en": "On the meta device: no values",
+        "zh": "在 meta 设备上：没有数值",
+    },
+    "diagnose.meta-device": {
+        "en": "This tensor is on the 'meta' device: it has a shape and dtype but no values. "
+              "Mixing it with tensors on other devices fails like a CPU/CUDA mismatch does.",
+        "zh": "这个张量在 'meta' 设备上：只有形状和 dtype，没有数值。把它和其他设备上的张量混用，"
+              "会像 CPU/CUDA 不匹配一样报错。",
+    },
+    "diagnose.inference-tensor.title": {
+        "en": "Made in inference mode",
+        "zh": "在 inference_mode 下创建",
+    },
+    "diagnose.inference-tensor": {
+        "en": "This tensor was made under torch.inference_mode(): it can never enter autograd. "
+              "Using it in a computation that needs gradients fails; clone() it outside "
+              "inference_mode, or use torch.no_grad() instead.",
+        "zh": "这个张量是在 torch.inference_mode() 下创建的：永远不能进入 autograd。在需要梯度的"
+              "计算中使用它会报错；请在 inference_mode 之外 clone() 一份，或改用 torch.no_grad()"
+              "。",
+    },
+    "diagnose.internal-overlap.title": {
+        "en": "Elements share memory",
+        "zh": "元素共享内存",
+    },
+    "diagnose.internal-overlap": {
+        "en": "Several elements of this value share the same memory (as after expand() or "
+              "broadcast_to): an in-place write would change all of them at once, and torch "
+              "refuses most in-place operations on it. Use .clone() (or .contiguous()) to get "
+              "independent elements first.",
+        "zh": "这个值的多个元素共享同一块内存（例如 expand() 或 broadcast_to 之后）：原地写入会同"
+              "时改变它们，torch 也会拒绝大多数原地操作。请先用 .clone()（或 .contiguous()）得到"
+              "彼此独立的元素。",
+    },
+    "diagnose.non-contiguous.title": {
+        "en": "Not contiguous: view() fails",
+        "zh": "不连续：view() 会失败",
+    },
+    "diagnose.non-contiguous": {
+        "en": "Not contiguous (stride {stride} for shape {shape}), as after t(), permute() or a "
+              "step slice: .view() with a new shape will fail. Use .reshape(), or .contiguous() "
+              "first.",
+        "zh": "不连续（形状 {shape} 的步长为 {stride}），例如 t()、permute() 或带步长的切片之后："
+              "用 .view() 改变形状会失败。请用 .reshape()，或先调用 .contiguous()。",
+    },
+    "diagnose.grad-none-no-requires-grad.title": {
+        "en": "No gradient: requires_grad is False",
+        "zh": "没有梯度：requires_grad 为 False",
+    },
+    "diagnose.grad-none-no-requires-grad": {
+        "en": ".grad is None and will stay None: requires_grad is False, so autograd does not "
+              "track this tensor. Create it with requires_grad=True (or call .requires_grad_()) "
+              "if you want its gradient.",
+        "zh": ".grad 是 None，并且会一直是 None：requires_grad 为 False，autograd 不跟踪这个张量"
+              "。如果需要它的梯度，请用 requires_grad=True 创建（或调用 .requires_grad_()）。",
+    },
+    "diagnose.grad-none-not-leaf.title": {
+        "en": "No .grad: not a leaf",
+        "zh": "没有 .grad：不是叶子张量",
+    },
+    "diagnose.grad-none-not-leaf": {
+        "en": ".grad is None because this tensor is not a leaf: it was computed "
+              "(grad_fn={grad_fn}), and backward() only fills .grad of leaves. Call "
+              ".retain_grad() on it before backward() to keep its gradient.",
+        "zh": ".grad 是 None，因为这个张量不是叶子：它是计算得到的（grad_fn={grad_fn}），而 "
+              "backward() 只填充叶子张量的 .grad。若要保留它的梯度，请在 backward() 之前调用 "
+              ".retain_grad()。",
+    },
+    "diagnose.grad-none-no-backward.title": {
+        "en": "No .grad yet: no backward() reached it",
+        "zh": "还没有 .grad：backward() 尚未传到",
+    },
+    "diagnose.grad-none-no-backward": {
+        "en": ".grad is None because no backward() has reached this tensor yet (or its gradient "
+              "was reset with zero_grad(set_to_none=True)). Run loss.backward() on a result "
+              "computed from it.",
+        "zh": ".grad 是 None，因为还没有 backward() 传到这个张量（或梯度已被 "
+              "zero_grad(set_to_none=True) 清空）。请对由它计算出的结果调用 loss.backward()。",
+    },
+    "diagnose.integer-features.title": {
+        "en": "Integer features",
+        "zh": "特征是整数类型",
+    },
+    "diagnose.integer-features": {
+        "en": "These look like model inputs (features) but the dtype is {dtype}: layers such as "
+              'nn.Linear expect floating point and fail with "expected scalar type Float". '
+              "Convert with .float() (or dtype=torch.float32 when creating it).",
+        "zh": "这看起来是模型输入（特征），但 dtype 是 {dtype}：nn.Linear 等层需要浮点数，否则报"
+              '错 "expected scalar type Float"。请用 .float() 转换（或创建时指定 '
+              "dtype=torch.float32）。",
+    },
+    "diagnose.float-labels.title": {
+        "en": "Float class labels",
+        "zh": "类别标签是浮点类型",
+    },
+    "diagnose.float-labels": {
+        "en": "These look like class labels but the dtype is {dtype}: cross_entropy with class "
+              "indices expects int64 (torch.long) labels of shape (batch,). Convert with "
+              ".long(); keep float only for probabilities/soft targets of shape (batch, classes).",
+        "zh": "这看起来是分类标签，但 dtype 是 {dtype}：使用类别下标的 cross_entropy 需要形状为 "
+              "(batch,) 的 int64（torch.long）标签。请用 .long() 转换；只有形状为 (batch, "
+              "classes) 的概率/软标签才用浮点。",
+    },
+    "diagnose.labels-not-long.title": {
+        "en": "Labels are not int64",
+        "zh": "标签不是 int64",
+    },
+    "diagnose.labels-not-long": {
+        "en": "Class labels are {dtype}; cross_entropy expects int64 (torch.long) and fails with "
+              '"expected target dtype to be Long". Convert with .long().',
+        "zh": '类别标签是 {dtype}；cross_entropy 需要 int64（torch.long），否则报错 "expected '
+              'target dtype to be Long"。请用 .long() 转换。',
+    },
+
     # --- why a change cannot be undone (undo.py, workspace.py; Change.reason, not_undoable)
     "undo.too-large": {
         "en": "it changed more than {mib} MiB in place, more than undo keeps",
