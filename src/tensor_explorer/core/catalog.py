@@ -1439,6 +1439,19 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "工作区的内容被整个替换了",
     },
     "undo.session-opened": {"en": "a session was opened", "zh": "打开了一个会话"},
+    # --- the lesson checker's words (lessons.check_step: Check.text of a step's own error, and
+    # what a check found); values, code and torch's words go in as parameters, as written
+    "checker.code-runs": {"en": "the step's code runs", "zh": "这一步的代码能正常运行"},
+    "checker.at-line": {"en": "line {line}: {detail}", "zh": "第 {line} 行：{detail}"},
+    "checker.no-error": {"en": "the code ran without an error", "zh": "代码运行时没有出错"},
+    "checker.other-error": {
+        "en": "it failed differently: {kind} ({error_type}): {headline}",
+        "zh": "出了另一种错误：{kind}（{error_type}）：{headline}",
+    },
+    "checker.not-evaluated": {"en": "could not be evaluated: {why}", "zh": "无法求值：{why}"},
+    "checker.it-is": {"en": "it is {shown}", "zh": "实际值是 {shown}"},
+    "checker.left-is": {"en": "{left} is {shown}", "zh": "{left} 实际是 {shown}"},
+    "checker.no-value": {"en": "there is no value named {name!r}", "zh": "没有名为 {name!r} 的值"},
     # --- the workspace is busy (workspace.WorkspaceBusy)
     "workspace.busy": {
         "en": "a program is running in this workspace; wait or cancel() it",

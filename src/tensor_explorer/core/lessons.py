@@ -287,10 +287,9 @@ class Check:
     details: tuple[tuple[str, str], ...] = ()
 
     def text_in(self, lang: str) -> str:
-        """The expectation in ``lang``: directives (``expect: x.grad is None``) stay as written."""
-        if lang == "zh" and self.text == CODE_RUNS:
-            return "这一步的代码能正常运行"
-        return self.text
+        """The expectation in ``lang``: directives (``expect: x.grad is None``) stay as written;
+        the checker's own (:data:`CODE_RUNS`, a catalog Message) is said in ``lang``."""
+        return text_in(self.text, lang)
 
     def detail_in(self, lang: str) -> str:
         """``detail`` in ``lang`` (the English where there is no translation); values, code and
@@ -780,21 +779,30 @@ def _error_matches(error: ProgramError, token: str) -> bool:
     return token in (error.kind, error.error_type)
 
 
-def _error_text(step: Step, error: ProgramError, lang: str = "en") -> str:
+def _headline(error: ProgramError) -> dict[str, str]:
+    """The error's headline in every language (torch's words as written), for a parameter."""
+    return {lang: error.headline_in(lang) for lang in LANGUAGES}
+
+
+def _error_text(step: Step, error: ProgramError) -> str | dict[str, str]:
+    """Where a step's code failed and why: ``line 3: x @ y → mat1 and mat2 shapes ...`` (a
+    catalog Message; torch's words alone, in each language, when there is no line)."""
     line = step.file_line(error.line)
-    where = (f"第 {line} 行：" if lang == "zh" else f"line {line}: ") if line is not None else ""
-    detail = error.headline_in(lang)
-    if error.source_line:
-        detail = f"{error.source_line} → {detail}"
-    return f"{where}{detail}"
+    detail = _headline(error)
+    if error.source_line:  # the line as written, then torch's (or the catalog's) words
+        detail = {lang: f"{error.source_line} → {text}" for lang, text in detail.items()}
+    return detail if line is None else Message("checker.at-line", line=line, detail=detail)
 
 
 #: the check of a step's own error (a step without expect-error must run without one)
-CODE_RUNS = "the step's code runs"
+CODE_RUNS = Message("checker.code-runs")
 
 
-def _zh(detail: str) -> tuple[tuple[str, str], ...]:
-    return (("zh", detail),)
+def _found(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What a check found, as :class:`Check` keeps it: the English, and the other languages
+    where they differ (``text``: a catalog Message, or words said as written)."""
+    return str(text), tuple((lang, text_in(text, lang)) for lang in LANGUAGES
+                            if lang != "en" and text_in(text, lang) != str(text))
 
 
 def _message(exc: Exception, lang: str) -> str:
@@ -830,50 +838,60 @@ def check_step(
     checks: list[Check] = []
     wanted = [e for e in step.expectations if e.error]
     if error is not None and not wanted:
-        checks.append(Check(CODE_RUNS, False, _error_text(step, error),
-                            step.file_line(error.line), _zh(_error_text(step, error, "zh"))))
+        checks.append(_check(CODE_RUNS, False, _error_text(step, error),
+                             step.file_line(error.line)))
     for exp in step.expectations:
         if exp.error:
-            if error is None:
-                checks.append(Check(exp.directive, False, "the code ran without an error",
-                                    exp.line, _zh("代码运行时没有出错")))
-            elif _error_matches(error, exp.text):
-                checks.append(Check(exp.directive, True, error.headline, exp.line,
-                                    _zh(error.headline_in("zh"))))
-            else:
-                kind = f"{error.kind} ({error.error_type})"
-                checks.append(Check(
-                    exp.directive, False, f"it failed differently: {kind}: {error.headline}",
-                    exp.line,
-                    _zh(f"出了另一种错误：{error.kind}（{error.error_type}）："
-                        f"{error.headline_in('zh')}")))
+            checks.append(_check_error(exp, error))
             continue
         try:
             ok, shown = evaluate(ws, exp.text, device, restricted=not step.trusted,
                                  then=lambda v: (_truth(v), _short(v)))
         except (ProgramError, ValueError, RuntimeError, TypeError) as exc:
-            checks.append(Check(exp.directive, False,
-                                f"could not be evaluated: {_message(exc, 'en')}", exp.line,
-                                _zh(f"无法求值：{_message(exc, 'zh')}")))
+            why = {lang: _message(exc, lang) for lang in LANGUAGES}
+            checks.append(_check(exp.directive, False, Message("checker.not-evaluated", why=why),
+                                 exp.line))
             continue
-        detail, zh = "", ""
+        found: str = ""
         if not ok:
-            detail, zh = f"it is {shown}", f"实际值是 {shown}"
+            found = Message("checker.it-is", shown=shown)
             left = _left_side(exp.text)
             if left is not None:
                 with contextlib.suppress(ProgramError, ValueError, RuntimeError, TypeError):
                     shown = evaluate(ws, left, device, restricted=not step.trusted,
                                      then=_short)
-                    detail, zh = f"{left} is {shown}", f"{left} 实际是 {shown}"
-        checks.append(Check(exp.directive, ok, detail, exp.line, _zh(zh) if zh else ()))
+                    found = Message("checker.left-is", left=left, shown=shown)
+        checks.append(_check(exp.directive, ok, found, exp.line))
     select = step.select
     if select is not None and select not in ws:
-        checks.append(Check(f"select: {select}", False, f"there is no value named {select!r}",
-                            None, _zh(f"没有名为 {select!r} 的值")))
+        checks.append(_check(f"select: {select}", False,
+                             Message("checker.no-value", name=select), None))
         select = None
     if select is None:
         select = next((n for n in reversed(names) if n in ws), None)
     return StepResult(step, tuple(checks), error, tuple(names), output, None, select)
+
+
+def _check(text: str, ok: bool, found: str | Mapping[str, str], line: int | None) -> Check:
+    """A :class:`Check` whose ``detail`` is ``found``: a catalog Message, words in each
+    language (``{"en": ..., "zh": ...}``, torch's as it wrote them), or plain words."""
+    said = found if isinstance(found, Mapping) else {
+        lang: text_in(found, lang) for lang in LANGUAGES}
+    english = said["en"]
+    return Check(text, ok, english, line,
+                 tuple((lang, said[lang]) for lang in LANGUAGES
+                       if lang != "en" and said.get(lang, english) != english))
+
+
+def _check_error(exp: Expectation, error: ProgramError | None) -> Check:
+    """The check of an ``expect-error:`` line against the error the step raised (if any)."""
+    if error is None:
+        return _check(exp.directive, False, Message("checker.no-error"), exp.line)
+    if _error_matches(error, exp.text):
+        return _check(exp.directive, True, _headline(error), exp.line)
+    return _check(exp.directive, False, Message(
+        "checker.other-error", kind=error.kind, error_type=error.error_type,
+        headline=_headline(error)), exp.line)
 
 
 def skip_reason(step: Step) -> str | None:
