@@ -472,9 +472,15 @@ def test_every_sharing_phrase_has_a_chinese_translation() -> None:
     import inspect
     import re
 
+    from tensor_explorer.core.catalog import CATALOG
+
+    # the phrases are catalog codes (their English starts with 'which'), each with its Chinese
     phrases = {phrase for _, phrase in m._MAKERS.values()}
-    phrases |= set(re.findall(r'"(which [^"]*)"', inspect.getsource(m._sharing_phrase)))
-    assert phrases and not phrases - set(m._ZH_PHRASES)
+    phrases |= set(re.findall(r'"(sharing\.[^"]*)"', inspect.getsource(m._phrase_code)))
+    assert phrases and not phrases - set(CATALOG)
+    for code in phrases:
+        assert CATALOG[code]["en"].startswith("which ") and CATALOG[code]["zh"]
+        assert CATALOG[code]["zh"] != CATALOG[code]["en"]
 
 
 def test_sharing_reason_knows_when_it_does_not_know() -> None:

@@ -1425,6 +1425,137 @@ CATALOG: dict[str, dict[str, str]] = {
               'target dtype to be Long"。请用 .long() 转换。',
     },
 
+    # --- why a value shares memory, from how it was made (core/memory.py: sharing_reason);
+    # sharing.made-by takes one of the sharing.* phrases (each starts with 'which')
+    "sharing.made-by": {
+        "en": "`{name}` was made by `{text}`, {phrase}",
+        "zh": "`{name}` 由 `{text}` 得到，{phrase}",
+    },
+    "sharing.with-numpy-array": {
+        "en": "which shares memory with the NumPy array",
+        "zh": "它与 NumPy 数组共享内存",
+    },
+    "sharing.with-buffer": {
+        "en": "which shares memory with the buffer",
+        "zh": "它与缓冲区共享内存",
+    },
+    "sharing.with-tensor": {"en": "which shares memory with the tensor", "zh": "它与张量共享内存"},
+    "sharing.if-dtype-device-match": {
+        "en": "which shares memory when dtype and device already match, else copies",
+        "zh": "dtype 和设备都已一致时共享内存，否则复制",
+    },
+    "sharing.when-it-can": {
+        "en": "which shares memory when it can, else copies",
+        "zh": "能共享时共享内存，否则复制",
+    },
+    "sharing.when-layout-allows": {
+        "en": "which shares memory when the layout allows, else copies",
+        "zh": "内存布局允许时共享内存，否则复制",
+    },
+    "sharing.if-contiguous": {
+        "en": "which shares memory if already contiguous, else copies",
+        "zh": "如果已经连续就共享内存，否则复制",
+    },
+    "sharing.detached": {
+        "en": "which shares memory (a new tensor on the same storage, cut from autograd)",
+        "zh": "它共享内存（同一存储上的新张量，与自动微分断开）",
+    },
+    "sharing.view": {"en": "which shares memory (a view)", "zh": "它共享内存（一个视图）"},
+    "sharing.views": {"en": "which shares memory (views)", "zh": "它共享内存（多个视图）"},
+    "sharing.transposed-view": {
+        "en": "which shares memory (a transposed view)",
+        "zh": "它共享内存（转置的视图）",
+    },
+    "sharing.permuted-view": {
+        "en": "which shares memory (a permuted view)",
+        "zh": "它共享内存（维度重排的视图）",
+    },
+    "sharing.diagonal-view": {
+        "en": "which shares memory (a view of the diagonal)",
+        "zh": "它共享内存（对角线的视图）",
+    },
+    "sharing.real-view": {
+        "en": "which shares memory (a view of the real parts)",
+        "zh": "它共享内存（实部的视图）",
+    },
+    "sharing.imag-view": {
+        "en": "which shares memory (a view of the imaginary parts)",
+        "zh": "它共享内存（虚部的视图）",
+    },
+    "sharing.strided-view": {
+        "en": "which shares memory (a view with the given strides)",
+        "zh": "它共享内存（按给定步长的视图）",
+    },
+    "sharing.windows": {
+        "en": "which shares memory (overlapping windows when step < size)",
+        "zh": "它共享内存（step < size 时窗口相互重叠）",
+    },
+    "sharing.basic-indexing": {
+        "en": "which shares memory (slicing and integer indexing make views)",
+        "zh": "它共享内存（切片和整数索引得到视图）",
+    },
+    "sharing.expanded": {
+        "en": "which shares memory: expanded axes have stride 0, "
+              "so many elements read the same bytes",
+        "zh": "它共享内存：expand 出的轴步长为 0，所以许多元素读取同一组字节",
+    },
+    "sharing.expanded-as": {
+        "en": "which shares memory: expanded axes have stride 0",
+        "zh": "它共享内存：expand 出的轴步长为 0",
+    },
+    "sharing.broadcast": {
+        "en": "which shares memory: broadcast axes have stride 0",
+        "zh": "它共享内存：广播出的轴步长为 0",
+    },
+    "sharing.advanced-indexing": {
+        "en": "which may copy (indexing with a list, tensor or mask copies)",
+        "zh": "它可能会复制（用列表、张量或掩码做索引会复制）",
+    },
+    "sharing.copies": {"en": "which copies", "zh": "它会复制"},
+    "sharing.copies-by-default": {
+        "en": "which copies (copy=True by default)",
+        "zh": "它会复制（默认 copy=True）",
+    },
+    "sharing.copies-unless-copy-false": {
+        "en": "which copies (unless copy=False and the dtype already matches)",
+        "zh": "它会复制（除非 copy=False 且 dtype 已经一致）",
+    },
+    "sharing.copies-if-dtype-device-change": {
+        "en": "which copies when dtype or device change, else returns the same tensor",
+        "zh": "dtype 或设备改变时它会复制，否则返回同一个张量",
+    },
+    "sharing.copies-unless-on-cpu": {
+        "en": "which copies unless the tensor is already on the CPU",
+        "zh": "除非张量已经在 CPU 上，否则它会复制",
+    },
+    "sharing.copies-unless-on-device": {
+        "en": "which copies unless the tensor is already on that device",
+        "zh": "除非张量已经在那个设备上，否则它会复制",
+    },
+    "sharing.copies-unless-float32": {
+        "en": "which copies unless the dtype is already float32",
+        "zh": "除非 dtype 已经是 float32，否则它会复制",
+    },
+    "sharing.copies-unless-float64": {
+        "en": "which copies unless the dtype is already float64",
+        "zh": "除非 dtype 已经是 float64，否则它会复制",
+    },
+    "sharing.copies-unless-int32": {
+        "en": "which copies unless the dtype is already int32",
+        "zh": "除非 dtype 已经是 int32，否则它会复制",
+    },
+    "sharing.copies-unless-int64": {
+        "en": "which copies unless the dtype is already int64",
+        "zh": "除非 dtype 已经是 int64，否则它会复制",
+    },
+    "sharing.computes-new-value": {
+        "en": "which computes a new value in new memory",
+        "zh": "它在新的内存里算出一个新值",
+    },
+    "sharing.makes-new-value": {
+        "en": "which makes a new value in new memory",
+        "zh": "它在新的内存里创建一个新值",
+    },
     # --- why a change cannot be undone (undo.py, workspace.py; Change.reason, not_undoable)
     "undo.too-large": {
         "en": "it changed more than {mib} MiB in place, more than undo keeps",

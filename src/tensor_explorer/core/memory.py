@@ -64,6 +64,8 @@ from typing import Literal, TypeVar, overload
 import numpy as np
 import torch
 
+from .catalog import Message, render
+
 __all__ = [
     "Allocation",
     "ByteSet",
@@ -1921,137 +1923,59 @@ def readers(
 # Why two values share: from how a value was made
 # --------------------------------------------------------------------------------------------
 
-# callee (last dotted part, or the full dotted name) -> (shares?, how to say it)
+# callee (last dotted part, or the full dotted name) -> (shares?, the catalog code of how to
+# say it: a sharing.* phrase, which starts with 'which')
 _MAKERS: dict[str, tuple[bool | None, str]] = {
-    "torch.from_numpy": (True, "which shares memory with the NumPy array"),
-    "torch.as_tensor": (
-        None,
-        "which shares memory when dtype and device already match, else copies",
-    ),
-    "torch.asarray": (None, "which shares memory when it can, else copies"),
-    "torch.frombuffer": (True, "which shares memory with the buffer"),
-    "np.asarray": (None, "which shares memory when it can, else copies"),
-    "numpy.asarray": (None, "which shares memory when it can, else copies"),
-    "torch.tensor": (False, "which copies"),
-    "np.array": (False, "which copies (copy=True by default)"),
-    "numpy.array": (False, "which copies (copy=True by default)"),
-    "np.copy": (False, "which copies"),
-    "numpy": (True, "which shares memory with the tensor"),
-    "detach": (True, "which shares memory (a new tensor on the same storage, cut from autograd)"),
-    "view": (True, "which shares memory (a view)"),
-    "view_as": (True, "which shares memory (a view)"),
-    "view_as_real": (True, "which shares memory (a view)"),
-    "view_as_complex": (True, "which shares memory (a view)"),
-    "expand": (
-        True,
-        "which shares memory: expanded axes have stride 0, so many elements read the same bytes",
-    ),
-    "expand_as": (True, "which shares memory: expanded axes have stride 0"),
-    "broadcast_to": (True, "which shares memory: broadcast axes have stride 0"),
-    "t": (True, "which shares memory (a transposed view)"),
-    "T": (True, "which shares memory (a transposed view)"),
-    "mT": (True, "which shares memory (a transposed view)"),
-    "transpose": (True, "which shares memory (a transposed view)"),
-    "permute": (True, "which shares memory (a permuted view)"),
-    "squeeze": (True, "which shares memory (a view)"),
-    "unsqueeze": (True, "which shares memory (a view)"),
-    "flatten": (None, "which shares memory when the layout allows, else copies"),
-    "reshape": (None, "which shares memory when the layout allows, else copies"),
-    "ravel": (None, "which shares memory when the layout allows, else copies"),
-    "contiguous": (None, "which shares memory if already contiguous, else copies"),
-    "diagonal": (True, "which shares memory (a view of the diagonal)"),
-    "unfold": (True, "which shares memory (overlapping windows when step < size)"),
-    "as_strided": (True, "which shares memory (a view with the given strides)"),
-    "narrow": (True, "which shares memory (a view)"),
-    "select": (True, "which shares memory (a view)"),
-    "split": (True, "which shares memory (views)"),
-    "chunk": (True, "which shares memory (views)"),
-    "unbind": (True, "which shares memory (views)"),
-    "real": (True, "which shares memory (a view of the real parts)"),
-    "imag": (True, "which shares memory (a view of the imaginary parts)"),
-    "clone": (False, "which copies"),
-    "copy": (False, "which copies"),
-    "to": (None, "which copies when dtype or device change, else returns the same tensor"),
-    "cpu": (None, "which copies unless the tensor is already on the CPU"),
-    "cuda": (None, "which copies unless the tensor is already on that device"),
-    "float": (None, "which copies unless the dtype is already float32"),
-    "double": (None, "which copies unless the dtype is already float64"),
-    "long": (None, "which copies unless the dtype is already int64"),
-    "int": (None, "which copies unless the dtype is already int32"),
-    "astype": (None, "which copies (unless copy=False and the dtype already matches)"),
-}
-
-
-#: the phrases of :func:`sharing_reason` in Chinese (English is the key)
-_ZH_PHRASES: dict[str, str] = {
-    "which computes a new value in new memory":
-        "它在新的内存里算出一个新值",
-    "which copies":
-        "它会复制",
-    "which copies (copy=True by default)":
-        "它会复制（默认 copy=True）",
-    "which copies (unless copy=False and the dtype already matches)":
-        "它会复制（除非 copy=False 且 dtype 已经一致）",
-    "which copies unless the dtype is already float32":
-        "除非 dtype 已经是 float32，否则它会复制",
-    "which copies unless the dtype is already float64":
-        "除非 dtype 已经是 float64，否则它会复制",
-    "which copies unless the dtype is already int32":
-        "除非 dtype 已经是 int32，否则它会复制",
-    "which copies unless the dtype is already int64":
-        "除非 dtype 已经是 int64，否则它会复制",
-    "which copies unless the tensor is already on that device":
-        "除非张量已经在那个设备上，否则它会复制",
-    "which copies unless the tensor is already on the CPU":
-        "除非张量已经在 CPU 上，否则它会复制",
-    "which copies when dtype or device change, else returns the same tensor":
-        "dtype 或设备改变时它会复制，否则返回同一个张量",
-    "which makes a new value in new memory":
-        "它在新的内存里创建一个新值",
-    "which may copy (indexing with a list, tensor or mask copies)":
-        "它可能会复制（用列表、张量或掩码做索引会复制）",
-    "which shares memory (a new tensor on the same storage, cut from autograd)":
-        "它共享内存（同一存储上的新张量，与自动微分断开）",
-    "which shares memory (a permuted view)":
-        "它共享内存（维度重排的视图）",
-    "which shares memory (a transposed view)":
-        "它共享内存（转置的视图）",
-    "which shares memory (a view of the diagonal)":
-        "它共享内存（对角线的视图）",
-    "which shares memory (a view of the imaginary parts)":
-        "它共享内存（虚部的视图）",
-    "which shares memory (a view of the real parts)":
-        "它共享内存（实部的视图）",
-    "which shares memory (a view with the given strides)":
-        "它共享内存（按给定步长的视图）",
-    "which shares memory (a view)":
-        "它共享内存（一个视图）",
-    "which shares memory (overlapping windows when step < size)":
-        "它共享内存（step < size 时窗口相互重叠）",
-    "which shares memory (slicing and integer indexing make views)":
-        "它共享内存（切片和整数索引得到视图）",
-    "which shares memory (views)":
-        "它共享内存（多个视图）",
-    "which shares memory if already contiguous, else copies":
-        "如果已经连续就共享内存，否则复制",
-    "which shares memory when dtype and device already match, else copies":
-        "dtype 和设备都已一致时共享内存，否则复制",
-    "which shares memory when it can, else copies":
-        "能共享时共享内存，否则复制",
-    "which shares memory when the layout allows, else copies":
-        "内存布局允许时共享内存，否则复制",
-    "which shares memory with the NumPy array":
-        "它与 NumPy 数组共享内存",
-    "which shares memory with the buffer":
-        "它与缓冲区共享内存",
-    "which shares memory with the tensor":
-        "它与张量共享内存",
-    "which shares memory: broadcast axes have stride 0":
-        "它共享内存：广播出的轴步长为 0",
-    "which shares memory: expanded axes have stride 0":
-        "它共享内存：expand 出的轴步长为 0",
-    "which shares memory: expanded axes have stride 0, so many elements read the same bytes":
-        "它共享内存：expand 出的轴步长为 0，所以许多元素读取同一组字节",
+    "torch.from_numpy": (True, "sharing.with-numpy-array"),
+    "torch.as_tensor": (None, "sharing.if-dtype-device-match"),
+    "torch.asarray": (None, "sharing.when-it-can"),
+    "torch.frombuffer": (True, "sharing.with-buffer"),
+    "np.asarray": (None, "sharing.when-it-can"),
+    "numpy.asarray": (None, "sharing.when-it-can"),
+    "torch.tensor": (False, "sharing.copies"),
+    "np.array": (False, "sharing.copies-by-default"),
+    "numpy.array": (False, "sharing.copies-by-default"),
+    "np.copy": (False, "sharing.copies"),
+    "numpy": (True, "sharing.with-tensor"),
+    "detach": (True, "sharing.detached"),
+    "view": (True, "sharing.view"),
+    "view_as": (True, "sharing.view"),
+    "view_as_real": (True, "sharing.view"),
+    "view_as_complex": (True, "sharing.view"),
+    "expand": (True, "sharing.expanded"),
+    "expand_as": (True, "sharing.expanded-as"),
+    "broadcast_to": (True, "sharing.broadcast"),
+    "t": (True, "sharing.transposed-view"),
+    "T": (True, "sharing.transposed-view"),
+    "mT": (True, "sharing.transposed-view"),
+    "transpose": (True, "sharing.transposed-view"),
+    "permute": (True, "sharing.permuted-view"),
+    "squeeze": (True, "sharing.view"),
+    "unsqueeze": (True, "sharing.view"),
+    "flatten": (None, "sharing.when-layout-allows"),
+    "reshape": (None, "sharing.when-layout-allows"),
+    "ravel": (None, "sharing.when-layout-allows"),
+    "contiguous": (None, "sharing.if-contiguous"),
+    "diagonal": (True, "sharing.diagonal-view"),
+    "unfold": (True, "sharing.windows"),
+    "as_strided": (True, "sharing.strided-view"),
+    "narrow": (True, "sharing.view"),
+    "select": (True, "sharing.view"),
+    "split": (True, "sharing.views"),
+    "chunk": (True, "sharing.views"),
+    "unbind": (True, "sharing.views"),
+    "real": (True, "sharing.real-view"),
+    "imag": (True, "sharing.imag-view"),
+    "clone": (False, "sharing.copies"),
+    "copy": (False, "sharing.copies"),
+    "to": (None, "sharing.copies-if-dtype-device-change"),
+    "cpu": (None, "sharing.copies-unless-on-cpu"),
+    "cuda": (None, "sharing.copies-unless-on-device"),
+    "float": (None, "sharing.copies-unless-float32"),
+    "double": (None, "sharing.copies-unless-float64"),
+    "long": (None, "sharing.copies-unless-int64"),
+    "int": (None, "sharing.copies-unless-int32"),
+    "astype": (None, "sharing.copies-unless-copy-false"),
 }
 
 
@@ -2092,17 +2016,16 @@ def sharing_reason(name: str, source: str, lang: str = "en") -> str | None:
     expr = stmt.value if isinstance(stmt, ast.Assign | ast.Expr) else None
     if expr is None:
         return None
-    text = ast.unparse(expr)
-    phrase = _sharing_phrase(expr)
+    phrase = _phrase_code(expr)
     if phrase is None:
         return None
-    if lang == "zh":
-        return f"`{name}` 由 `{text}` 得到，" + _ZH_PHRASES.get(phrase, phrase)
-    return f"`{name}` was made by `{text}`, " + phrase
+    return render("sharing.made-by", lang, name=name, text=ast.unparse(expr),
+                  phrase=Message(phrase))
 
 
-def _sharing_phrase(expr: ast.expr) -> str | None:
-    """The phrase (it starts with 'which') for the outermost operation of ``expr``, or None."""
+def _phrase_code(expr: ast.expr) -> str | None:
+    """The catalog code of the phrase (a ``sharing.*`` code; its English starts with 'which')
+    for the outermost operation of ``expr``, or None."""
     if isinstance(expr, ast.Subscript):
         index = expr.slice
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
@@ -2112,10 +2035,10 @@ def _sharing_phrase(expr: ast.expr) -> str | None:
             for p in parts
         )
         if basic:
-            return "which shares memory (slicing and integer indexing make views)"
-        return "which may copy (indexing with a list, tensor or mask copies)"
+            return "sharing.basic-indexing"
+        return "sharing.advanced-indexing"
     if isinstance(expr, ast.BinOp | ast.UnaryOp | ast.Compare):
-        return "which computes a new value in new memory"
+        return "sharing.computes-new-value"
     if isinstance(expr, ast.Attribute) and expr.attr in _MAKERS:  # x.T, x.real, x.imag
         return _MAKERS[expr.attr][1]
     if isinstance(expr, ast.Call):
@@ -2127,5 +2050,5 @@ def _sharing_phrase(expr: ast.expr) -> str | None:
         if "." in dotted and last in _MAKERS and not (module_call and last in _METHOD_ONLY):
             return _MAKERS[last][1]
         if module_call:
-            return "which makes a new value in new memory"
+            return "sharing.makes-new-value"
     return None
