@@ -15,7 +15,9 @@ Everything here is Qt-free and returns plain dataclasses; the graph pane draws t
   central finite differences in float64.
 
 Failures come out as :class:`BackwardError` (a ``ValueError``) whose message explains the problem
-in plain words and keeps torch's own message.
+in plain words and keeps torch's own message. The plain words are a catalog
+:class:`~tensor_explorer.core.catalog.Message` (``autograd.*`` codes), rendered in the language
+where they are shown.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import torch
+
+from .catalog import LANGUAGES, Message, text_in
 
 __all__ = [
     "BackwardError",
@@ -90,9 +94,10 @@ class BackwardError(ValueError):
         code: a stable key for the pane and for translations: ``"no_graph"``,
             ``"backward_twice"``, ``"stale_saved"``, ``"non_scalar"``, ``"bad_gradient"``,
             ``"too_large"``, ``"other"``.
-        explanation: the plain-words part only (English).
-        explanations: the plain words in other languages (``{"zh": ...}``); see
-            :meth:`explanation_in`.
+        explanation: the plain-words part only: a catalog :class:`Message` (as a ``str``, its
+            English); see :meth:`explanation_in`.
+        explanations: the plain words in the other languages (``{"zh": ...}``), rendered
+            from the Message (empty for an explanation given as plain text).
         torch_message: torch's message, or ``None`` when the check happened before torch ran.
         node_ids: graph nodes the problem is about (e.g. nodes holding a stale saved tensor).
     """
@@ -103,27 +108,33 @@ class BackwardError(ValueError):
         explanation: str,
         torch_message: str | None = None,
         node_ids: Sequence[int] = (),
-        *,
-        zh: str | None = None,
     ) -> None:
         self.code = code
         self.explanation = explanation
-        self.explanations = {"zh": zh} if zh else {}
         self.torch_message = torch_message
         self.node_ids = tuple(node_ids)
         text = (
-            explanation
+            str(explanation)
             if torch_message is None
             else f"{explanation}\n\ntorch says: {torch_message}"
         )
         super().__init__(text)
 
+    @property
+    def explanations(self) -> dict[str, str]:
+        """The plain words in each language other than English."""
+        if not isinstance(self.explanation, Message):
+            return {}
+        return {lang: self.explanation.render(lang) for lang in LANGUAGES if lang != "en"}
+
     def explanation_in(self, lang: str) -> str:
         """The plain words in ``lang`` ("en" or "zh"; the English where there is no
         translation)."""
-        if lang == "en":
-            return self.explanation
-        return self.explanations.get(lang, self.explanation)
+        return text_in(self.explanation, lang)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle and copy rebuild it from its parts (the Message keeps its code)
+        return (type(self), (self.code, self.explanation, self.torch_message, self.node_ids))
 
 
 def shape_tuple_text(shape: Sequence[int]) -> str:
@@ -131,59 +142,33 @@ def shape_tuple_text(shape: Sequence[int]) -> str:
     return "(" + ", ".join(str(int(s)) for s in shape) + (",)" if len(shape) == 1 else ")")
 
 
-_NO_GRAPH_REASONS: dict[str, dict[str, str]] = {
-    "inference": {
-        "en": "This tensor was made inside torch.inference_mode(), so autograd recorded "
-        "nothing: it has no grad_fn and no graph to trace or backpropagate through. Compute "
-        "it outside inference_mode (with inputs that require grad) to get a graph.",
-        "zh": "这个张量是在 torch.inference_mode() 里创建的，autograd 什么也没有记录："
-        "它没有 grad_fn，也没有可以追踪或反向传播的计算图。"
-        "请在 inference_mode 之外（用需要梯度的输入）计算它，才会得到计算图。",
-    },
-    "leaf": {
-        "en": "This tensor is a leaf (created directly, requires_grad=True): there is no graph "
-        "behind it. Its gradient accumulates in .grad when something computed from it "
-        "calls backward; trace or backpropagate from that result instead.",
-        "zh": "这个张量是叶子张量（直接创建，requires_grad=True）：它背后没有计算图。"
-        "由它算出的结果调用 backward 时，梯度会累积到它的 .grad 里；"
-        "请改为从那个结果追踪或反向传播。",
-    },
-    "constant": {
-        "en": "This tensor does not require grad and has no grad_fn: it was made under "
-        "torch.no_grad(), by .detach(), or only from tensors that do not require grad, so "
-        "gradient stops here. Build it from a tensor with requires_grad=True, outside "
-        "no_grad.",
-        "zh": "这个张量不需要梯度，也没有 grad_fn：它是在 torch.no_grad() 下算出来的、"
-        "由 .detach() 得到的，或者只由不需要梯度的张量算出来的，所以梯度到这里就停了。"
-        "请在 no_grad 之外，从 requires_grad=True 的张量开始构建它。",
-    },
-}
+def no_graph_message(tensor: torch.Tensor) -> Message | None:
+    """Why ``tensor`` has no ``grad_fn`` (a catalog :class:`Message`), or ``None`` when it
+    has one."""
+    if tensor.grad_fn is not None:
+        return None
+    if tensor.is_inference():
+        return Message("autograd.no-graph-inference")
+    if tensor.requires_grad:
+        return Message("autograd.no-graph-leaf")
+    return Message("autograd.no-graph-constant")
 
 
 def no_graph_reason(tensor: torch.Tensor, lang: str = "en") -> str | None:
     """Why ``tensor`` has no ``grad_fn`` (plain words in ``lang``, "en" or "zh"), or ``None``
     when it has one."""
-    if tensor.grad_fn is not None:
-        return None
-    if tensor.is_inference():
-        texts = _NO_GRAPH_REASONS["inference"]
-    elif tensor.requires_grad:
-        texts = _NO_GRAPH_REASONS["leaf"]
-    else:
-        texts = _NO_GRAPH_REASONS["constant"]
-    return texts.get(lang, texts["en"])
+    reason = no_graph_message(tensor)
+    return None if reason is None else reason.render(lang)
 
 
 def _root_function(root: torch.Tensor) -> Any:
     if not isinstance(root, torch.Tensor):
         raise BackwardError(
-            "no_graph",
-            f"Expected a torch.Tensor with a grad_fn, got {type(root).__name__}.",
-            zh=f"需要一个带 grad_fn 的 torch.Tensor，拿到的却是 {type(root).__name__}。",
+            "no_graph", Message("autograd.not-a-tensor", cls=type(root).__name__)
         )
-    reason = no_graph_reason(root)
+    reason = no_graph_message(root)
     if reason is not None:
-        raise BackwardError("no_graph", reason, zh=no_graph_reason(root, "zh"))
+        raise BackwardError("no_graph", reason)
     return root.grad_fn
 
 
@@ -1054,82 +1039,38 @@ class BackwardRecord:
 def _explain(exc: RuntimeError, graph: Graph | None) -> BackwardError:
     msg = str(exc)
     if "backward through the graph a second time" in msg or "already been freed" in msg:
-        return BackwardError(
-            "backward_twice",
-            "This graph was already used by a backward call, which freed the tensors autograd "
-            "had saved for it. Pass retain_graph=True to the earlier backward call to keep them "
-            "(needed to call backward on the same graph again), or recompute the forward pass "
-            "to build a fresh graph.",
-            msg,
-            zh="这张计算图已经被一次 backward 调用用过了，那次调用释放了 autograd 为它保存的张量。"
-            "请在之前那次 backward 调用里传入 retain_graph=True 来保留它们"
-            "（要在同一张图上再次调用 backward 就需要这样），"
-            "或者重新做一次前向计算，构建一张新图。",
-        )
+        return BackwardError("backward_twice", Message("autograd.backward-twice"), msg)
     match = _VERSION_RE.search(msg)
     if match is not None or "modified by an inplace operation" in msg:
-        nodes: list[int] = []
-        where = where_zh = ""
-        if graph is not None:
-            try:
-                fresh = trace_saved_state(graph)
-            except Exception:  # the explanation itself must not fail
-                fresh = []
-            nodes = [nid for nid, _ in fresh]
-            if fresh:
-                nid, info = fresh[0]
-                where = f" ({graph.nodes[nid].label} saved '{info.name}')"
-                where_zh = f"（{graph.nodes[nid].label} 保存的 '{info.name}'）"
-        versions = (
-            f" It is at version {match.group(1)}, but autograd saved version {match.group(2)}."
-            if match
-            else ""
-        )
-        versions_zh = (
-            f"它现在是版本 {match.group(1)}，而 autograd 保存的是版本 {match.group(2)}。"
-            if match
-            else ""
-        )
-        return BackwardError(
-            "stale_saved",
-            "A tensor that autograd saved for the backward pass was changed in place after it "
-            f"was saved{where}.{versions} Backward needs the saved value, so it cannot go on. "
-            "Use an out-of-place operation (y = y + 1 instead of y += 1 or y.add_(1)), or "
-            "clone() the tensor before changing it.",
-            msg,
-            nodes,
-            zh=f"autograd 为反向传播保存的一个张量{where_zh}在保存之后被原地修改了。{versions_zh}"
-            "反向传播需要保存时的值，所以无法继续。"
-            "请改用非原地操作（用 y = y + 1 代替 y += 1 或 y.add_(1)），"
-            "或者在修改前先 clone() 这个张量。",
-        )
+        return _explain_stale(msg, match, graph)
     if "implicitly created only for scalar outputs" in msg:
-        return BackwardError(
-            "non_scalar",
-            "backward() without a gradient works only for a scalar (one-element) result. Pass "
-            "gradient= a tensor of the root's shape (for example torch.ones_like(root)).",
-            msg,
-            zh="不传 gradient 的 backward() 只适用于标量（只有一个元素）的结果。"
-            "请把一个与根同形状的张量传给 gradient=（例如 torch.ones_like(root)）。",
-        )
+        return BackwardError("non_scalar", Message("autograd.non-scalar"), msg)
     if "Mismatch in shape" in msg or "Mismatch in dtype" in msg or "Mismatch in device" in msg:
-        return BackwardError(
-            "bad_gradient",
-            "The gradient passed to backward must have the same shape, dtype and device as the "
-            "tensor backward starts from.",
-            msg,
-            zh="传给 backward 的梯度必须与 backward 起点的张量有相同的形状、dtype 和设备。",
-        )
+        return BackwardError("bad_gradient", Message("autograd.bad-gradient"), msg)
     if "does not require grad and does not have a grad_fn" in msg:
-        return BackwardError(
-            "no_graph",
-            "This tensor has no grad_fn: it was made without tracking gradients, so there is "
-            "nothing to backpropagate through.",
-            msg,
-            zh="这个张量没有 grad_fn：它是在不跟踪梯度的情况下创建的，"
-            "所以没有可以反向传播的计算图。",
-        )
-    return BackwardError("other", "backward failed.", msg, zh="backward 失败了。")
+        return BackwardError("no_graph", Message("autograd.no-grad-fn"), msg)
+    return BackwardError("other", Message("autograd.failed"), msg)
+
+
+def _explain_stale(msg: str, match: re.Match[str] | None, graph: Graph | None) -> BackwardError:
+    """A saved tensor changed in place: which node saved it, and its versions when torch
+    says them."""
+    nodes: list[int] = []
+    where: str = ""
+    if graph is not None:
+        try:
+            fresh = trace_saved_state(graph)
+        except Exception:  # the explanation itself must not fail
+            fresh = []
+        nodes = [nid for nid, _ in fresh]
+        if fresh:
+            nid, info = fresh[0]
+            where = Message("autograd.stale-where", node=graph.nodes[nid].label, name=info.name)
+    versions: str = ""
+    if match is not None:
+        versions = Message("autograd.stale-versions", now=match.group(1), saved=match.group(2))
+    explanation = Message("autograd.stale-saved", where=where, versions=versions)
+    return BackwardError("stale_saved", explanation, msg, nodes)
 
 
 def trace_saved_state(graph: Graph) -> list[tuple[int, SavedTensorInfo]]:
@@ -1284,19 +1225,9 @@ def _resolve(names: Names | None, retain: Iterable[str]) -> list[tuple[str, torc
     for name in retain:
         value = lookup.get(name)
         if not isinstance(value, torch.Tensor):
-            raise BackwardError(
-                "other",
-                f"retain: '{name}' is not a tensor in names.",
-                zh=f"retain：'{name}' 不是 names 里的张量。",
-            )
+            raise BackwardError("other", Message("autograd.retain-not-tensor", name=name))
         if value.grad_fn is None:
-            raise BackwardError(
-                "other",
-                f"retain: '{name}' is a leaf or has no grad_fn; retain_grad() is for "
-                "intermediate results (leaves keep .grad anyway).",
-                zh=f"retain：'{name}' 是叶子张量或没有 grad_fn；retain_grad() 是给中间结果用的"
-                "（叶子张量本来就会保留 .grad）。",
-            )
+            raise BackwardError("other", Message("autograd.retain-leaf", name=name))
         out.append((name, value))
     return out
 
@@ -1337,24 +1268,18 @@ def backward(
     if gradient is None:
         if root.numel() != 1:
             raise BackwardError(
-                "non_scalar",
-                f"The root has shape {shape_tuple_text(root.shape)}, not a single number, so "
-                "backward needs gradient=: a tensor of that same shape (for example "
-                "torch.ones_like(root)) that weights each element.",
-                zh=f"根的形状是 {shape_tuple_text(root.shape)}，不是单个数，所以 backward 需要 "
-                "gradient=：一个同样形状的张量（例如 torch.ones_like(root)），给每个元素加权。",
+                "non_scalar", Message("autograd.root-shape", shape=shape_tuple_text(root.shape))
             )
         grad_tensor = torch.ones_like(root, memory_format=torch.preserve_format)
     else:
         grad_tensor = torch.as_tensor(gradient, dtype=root.dtype, device=root.device)
         if grad_tensor.shape != root.shape:
-            raise BackwardError(
-                "bad_gradient",
-                f"gradient has shape {shape_tuple_text(grad_tensor.shape)} but the root has shape "
-                f"{shape_tuple_text(root.shape)}; they must be the same.",
-                zh=f"gradient 的形状是 {shape_tuple_text(grad_tensor.shape)}，而根的形状是 "
-                f"{shape_tuple_text(root.shape)}；两者必须相同。",
+            shapes = Message(
+                "autograd.gradient-shape",
+                shape=shape_tuple_text(grad_tensor.shape),
+                root_shape=shape_tuple_text(root.shape),
             )
+            raise BackwardError("bad_gradient", shapes)
     with no_gc():  # the walk, the hooks and what they capture: many small objects
         return _record_backward(
             root, root_fn, grad_tensor, retain_graph, names, retain, graph, snapshot
@@ -1704,11 +1629,7 @@ def numerical_check(
     for name, value in inputs.items():
         if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()):
             if value.is_complex():
-                raise BackwardError(
-                    "other",
-                    f"'{name}' is complex; the numerical check handles real inputs.",
-                    zh=f"'{name}' 是复数张量；数值检验只处理实数输入。",
-                )
+                raise BackwardError("other", Message("autograd.check-complex", name=name))
             copies[name] = value.detach().to(torch.float64).clone().requires_grad_(True)
             checked.append(name)
             total += value.numel()
@@ -1717,35 +1638,21 @@ def numerical_check(
     if total > MAX_CHECK_ELEMENTS:
         raise BackwardError(
             "too_large",
-            f"The numerical check needs two forward passes per input element; these inputs "
-            f"have {total} elements (at most {MAX_CHECK_ELEMENTS}). Try it on a smaller example.",
-            zh=f"数值检验对每个输入元素要做两次前向计算；这些输入共有 {total} 个元素"
-            f"（最多 {MAX_CHECK_ELEMENTS} 个）。请换一个更小的例子。",
+            Message("autograd.check-too-many-inputs", total=total, limit=MAX_CHECK_ELEMENTS),
         )
     if not checked:
-        raise BackwardError(
-            "no_graph", "No floating-point input to check.", zh="没有可以检验的浮点输入。"
-        )
+        raise BackwardError("no_graph", Message("autograd.check-no-input"))
 
     out = fn(**copies)
     if not isinstance(out, torch.Tensor):
-        raise BackwardError(
-            "other", "The function must return a tensor.", zh="函数必须返回一个张量。"
-        )
+        raise BackwardError("other", Message("autograd.check-not-tensor"))
     if out.numel() > MAX_CHECK_OUTPUTS:
         raise BackwardError(
             "too_large",
-            f"The output has {out.numel()} elements (at most {MAX_CHECK_OUTPUTS} for the "
-            "numerical check). Reduce it (e.g. .sum()) or use a smaller example.",
-            zh=f"输出有 {out.numel()} 个元素（数值检验最多 {MAX_CHECK_OUTPUTS} 个）。"
-            "请先归约（例如 .sum()），或者换一个更小的例子。",
+            Message("autograd.check-too-many-outputs", count=out.numel(), limit=MAX_CHECK_OUTPUTS),
         )
     if out.grad_fn is None:
-        raise BackwardError(
-            "no_graph",
-            "The output does not depend on any input that requires grad.",
-            zh="输出不依赖任何需要梯度的输入。",
-        )
+        raise BackwardError("no_graph", Message("autograd.check-no-graph"))
     flat_out = out.reshape(-1)
     n_out = flat_out.numel()
     leaves = [copies[n] for n in checked]

@@ -1556,6 +1556,139 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "which makes a new value in new memory",
         "zh": "它在新的内存里创建一个新值",
     },
+    # --- autograd's errors and reasons (core/autograd.py: BackwardError, no_graph_reason)
+    # why a tensor has no graph (no_graph_reason; BackwardError code no_graph)
+    "autograd.not-a-tensor": {
+        "en": "Expected a torch.Tensor with a grad_fn, got {cls}.",
+        "zh": "需要一个带 grad_fn 的 torch.Tensor，拿到的却是 {cls}。",
+    },
+    "autograd.no-graph-inference": {
+        "en": "This tensor was made inside torch.inference_mode(), so autograd recorded nothing: "
+              "it has no grad_fn and no graph to trace or backpropagate through. Compute it "
+              "outside inference_mode (with inputs that require grad) to get a graph.",
+        "zh": "这个张量是在 torch.inference_mode() 里创建的，autograd 什么也没有记录：它没有 "
+              "grad_fn，也没有可以追踪或反向传播的计算图。请在 inference_mode "
+              "之外（用需要梯度的输入）计算它，才会得到计算图。",
+    },
+    "autograd.no-graph-leaf": {
+        "en": "This tensor is a leaf (created directly, requires_grad=True): there is no graph "
+              "behind it. Its gradient accumulates in .grad when something computed from it "
+              "calls backward; trace or backpropagate from that result instead.",
+        "zh": "这个张量是叶子张量（直接创建，requires_grad=True）：它背后没有计算图。"
+              "由它算出的结果调用 backward 时，梯度会累积到它的 .grad 里；"
+              "请改为从那个结果追踪或反向传播。",
+    },
+    "autograd.no-graph-constant": {
+        "en": "This tensor does not require grad and has no grad_fn: it was made under "
+              "torch.no_grad(), by .detach(), or only from tensors that do not require grad, so "
+              "gradient stops here. Build it from a tensor with requires_grad=True, outside "
+              "no_grad.",
+        "zh": "这个张量不需要梯度，也没有 grad_fn：它是在 torch.no_grad() 下算出来的、由 "
+              ".detach() 得到的，或者只由不需要梯度的张量算出来的，所以梯度到这里就停了。请在 "
+              "no_grad 之外，从 requires_grad=True 的张量开始构建它。",
+    },
+    # torch's backward errors in plain words (_explain)
+    "autograd.backward-twice": {
+        "en": "This graph was already used by a backward call, which freed the tensors autograd "
+              "had saved for it. Pass retain_graph=True to the earlier backward call to keep "
+              "them (needed to call backward on the same graph again), or recompute the forward "
+              "pass to build a fresh graph.",
+        "zh": "这张计算图已经被一次 backward 调用用过了，那次调用释放了 autograd 为它保存的张量。"
+              "请在之前那次 backward 调用里传入 retain_graph=True "
+              "来保留它们（要在同一张图上再次调用 backward 就需要这样），或者重新做一次前向计算，"
+              "构建一张新图。",
+    },
+    "autograd.stale-saved": {
+        "en": "A tensor that autograd saved for the backward pass was changed in place after it "
+              "was saved{where}.{versions} Backward needs the saved value, so it cannot go on. "
+              "Use an out-of-place operation (y = y + 1 instead of y += 1 or y.add_(1)), or "
+              "clone() the tensor before changing it.",
+        "zh": "autograd 为反向传播保存的一个张量{where}在保存之后被原地修改了。{versions}"
+              "反向传播需要保存时的值，所以无法继续。请改用非原地操作（用 y = y + 1 代替 y += 1 "
+              "或 y.add_(1)），或者在修改前先 clone() 这个张量。",
+    },
+    # {where} and {versions} of autograd.stale-saved (each may be empty)
+    "autograd.stale-where": {"en": " ({node} saved '{name}')", "zh": "（{node} 保存的 '{name}'）"},
+    "autograd.stale-versions": {
+        "en": " It is at version {now}, but autograd saved version {saved}.",
+        "zh": "它现在是版本 {now}，而 autograd 保存的是版本 {saved}。",
+    },
+    "autograd.non-scalar": {
+        "en": "backward() without a gradient works only for a scalar (one-element) result. Pass "
+              "gradient= a tensor of the root's shape (for example torch.ones_like(root)).",
+        "zh": "不传 gradient 的 backward() 只适用于标量（只有一个元素）的结果。"
+              "请把一个与根同形状的张量传给 gradient=（例如 torch.ones_like(root)）。",
+    },
+    "autograd.bad-gradient": {
+        "en": "The gradient passed to backward must have the same shape, dtype and device as the "
+              "tensor backward starts from.",
+        "zh": "传给 backward 的梯度必须与 backward 起点的张量有相同的形状、dtype 和设备。",
+    },
+    "autograd.no-grad-fn": {
+        "en": "This tensor has no grad_fn: it was made without tracking gradients, so there is "
+              "nothing to backpropagate through.",
+        "zh": "这个张量没有 grad_fn：它是在不跟踪梯度的情况下创建的，"
+              "所以没有可以反向传播的计算图。",
+    },
+    "autograd.failed": {"en": "backward failed.", "zh": "backward 失败了。"},
+    # what backward() checks before torch runs
+    "autograd.root-shape": {
+        "en": "The root has shape {shape}, not a single number, so backward needs gradient=: a "
+              "tensor of that same shape (for example torch.ones_like(root)) that weights each "
+              "element.",
+        "zh": "根的形状是 {shape}，不是单个数，所以 backward 需要 gradient=："
+              "一个同样形状的张量（例如 torch.ones_like(root)），给每个元素加权。",
+    },
+    "autograd.gradient-shape": {
+        "en": "gradient has shape {shape} but the root has shape {root_shape}; they must be the "
+              "same.",
+        "zh": "gradient 的形状是 {shape}，而根的形状是 {root_shape}；两者必须相同。",
+    },
+    "autograd.retain-not-tensor": {
+        "en": "retain: '{name}' is not a tensor in names.",
+        "zh": "retain：'{name}' 不是 names 里的张量。",
+    },
+    "autograd.retain-leaf": {
+        "en": "retain: '{name}' is a leaf or has no grad_fn; retain_grad() is for intermediate "
+              "results (leaves keep .grad anyway).",
+        "zh": "retain：'{name}' 是叶子张量或没有 grad_fn；retain_grad() "
+              "是给中间结果用的（叶子张量本来就会保留 .grad）。",
+    },
+    # the numerical check (numerical_check; graph_session's re-run of the program)
+    "autograd.check-complex": {
+        "en": "'{name}' is complex; the numerical check handles real inputs.",
+        "zh": "'{name}' 是复数张量；数值检验只处理实数输入。",
+    },
+    "autograd.check-too-many-inputs": {
+        "en": "The numerical check needs two forward passes per input element; these inputs have "
+              "{total} elements (at most {limit}). Try it on a smaller example.",
+        "zh": "数值检验对每个输入元素要做两次前向计算；这些输入共有 {total} 个元素（最多 {limit} "
+              "个）。请换一个更小的例子。",
+    },
+    "autograd.check-no-input": {
+        "en": "No floating-point input to check.",
+        "zh": "没有可以检验的浮点输入。",
+    },
+    "autograd.check-not-tensor": {
+        "en": "The function must return a tensor.",
+        "zh": "函数必须返回一个张量。",
+    },
+    "autograd.check-too-many-outputs": {
+        "en": "The output has {count} elements (at most {limit} for the numerical check). Reduce "
+              "it (e.g. .sum()) or use a smaller example.",
+        "zh": "输出有 {count} 个元素（数值检验最多 {limit} 个）。请先归约（例如 .sum()），"
+              "或者换一个更小的例子。",
+    },
+    "autograd.check-no-graph": {
+        "en": "The output does not depend on any input that requires grad.",
+        "zh": "输出不依赖任何需要梯度的输入。",
+    },
+    "autograd.rerun-not-tensor": {
+        "en": "The root is not a tensor after re-running.",
+        "zh": "重新运行后，根不是张量。",
+    },
+    # --- (end of autograd's texts)
+
     # --- why a change cannot be undone (undo.py, workspace.py; Change.reason, not_undoable)
     "undo.too-large": {
         "en": "it changed more than {mib} MiB in place, more than undo keeps",

@@ -811,8 +811,7 @@ class GraphSession:
                         fresh[n] = values[n]
             out = fresh[target]
             if not isinstance(out, torch.Tensor):
-                raise BackwardError("other", "The root is not a tensor after re-running.",
-                                    zh="重新运行后，根不是张量。")
+                raise BackwardError("other", Message("autograd.rerun-not-tensor"))
             return out
 
         def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
