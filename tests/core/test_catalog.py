@@ -95,6 +95,17 @@ def test_the_message_writers_hold_no_chinese_and_no_translation_tables(module: s
     assert "_ZH" not in source and "re.sub(" not in source
 
 
+def test_no_core_module_but_the_catalog_holds_chinese() -> None:
+    # one catalog: explanations, diagnoses, the graph pane's labels, the lesson checker's and the
+    # loaders' words, the memory panel's phrases... all live in catalog.py; a module that kept
+    # its own English/Chinese pairs (or a table from English to Chinese) would show up here
+    core = sorted((_SRC / "core").glob("*.py"))
+    assert len(core) > 30
+    holding = [p.name for p in core
+               if p.name != "catalog.py" and _CJK.search(p.read_text(encoding="utf-8"))]
+    assert holding == []
+
+
 def test_message_is_its_english_and_renders_in_chinese() -> None:
     m = Message("refused.import", name="os")
     assert m == "import of 'os' is not available" and isinstance(m, str)

@@ -5,6 +5,7 @@ __array_interface__."""
 from __future__ import annotations
 
 import mmap
+import re
 import warnings
 from collections.abc import Callable
 
@@ -517,3 +518,20 @@ def test_intersecting_groups_are_the_connected_ranges() -> None:
         firsts = [min(ranges[i][0] for i in g) for g in got]
         assert firsts == sorted(firsts)
     assert m.intersecting_groups([(0, 4), (4, 8)]) == [[0], [1]]
+
+
+def test_why_an_allocation_has_no_bytes_is_said_in_both_languages() -> None:
+    # the memory panel draws these notes under a lane; they are catalog Messages, so a Chinese
+    # window says them in Chinese (English unchanged)
+    from tensor_explorer.core.catalog import Message, text_in
+    from tensor_explorer.core.memory import allocation as allocation_of
+
+    meta = allocation_of(torch.empty(2, 3, device="meta")).note
+    sparse = allocation_of(torch.eye(3).to_sparse()).note
+    empty = allocation_of(torch.empty(0)).note
+    assert meta == "meta tensor: shape, dtype and strides only; no memory is allocated"
+    assert sparse.startswith("torch.sparse_coo tensor: values and indices live in separate")
+    for note in (meta, sparse, empty):
+        assert isinstance(note, Message)
+        zh = text_in(note, "zh")
+        assert zh != str(note) and re.search(r"[\u4e00-\u9fff]", zh), zh

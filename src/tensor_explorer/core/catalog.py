@@ -1716,6 +1716,19 @@ CATALOG: dict[str, dict[str, str]] = {
     "checker.it-is": {"en": "it is {shown}", "zh": "实际值是 {shown}"},
     "checker.left-is": {"en": "{left} is {shown}", "zh": "{left} 实际是 {shown}"},
     "checker.no-value": {"en": "there is no value named {name!r}", "zh": "没有名为 {name!r} 的值"},
+    # --- why an allocation has no bytes to draw (memory.Allocation.note)
+    "memory.note-sparse": {
+        "en": "{layout} tensor: values and indices live in separate buffers; there is no "
+              "strided storage to compare",
+        "zh": "{layout} 张量：数值和下标存放在不同的缓冲区里，没有可以比较的按步长排列的存储",
+    },
+    "memory.note-no-storage": {"en": "no accessible storage: {why}", "zh": "无法访问存储：{why}"},
+    "memory.note-meta": {
+        "en": "meta tensor: shape, dtype and strides only; no memory is allocated",
+        "zh": "meta 张量：只有形状、dtype 和步长，没有分配内存",
+    },
+    "memory.note-empty": {"en": "empty storage (no memory allocated)",
+                          "zh": "空的存储（没有分配内存）"},
     # --- the workspace is busy (workspace.WorkspaceBusy)
     "workspace.busy": {
         "en": "a program is running in this workspace; wait or cancel() it",

@@ -131,7 +131,7 @@ class Allocation:
     nbytes: int
     offset_bytes: int
     device: str = "cpu"
-    note: str = ""
+    note: str = ""  # a catalog Message (shown with text_in in the reader's language)
 
     @property
     def has_memory(self) -> bool:
@@ -172,15 +172,15 @@ def _tensor_layout(t: torch.Tensor) -> _Layout:
             0,
             0,
             device,
-            f"{t.layout} tensor: values and indices live in separate buffers; "
-            "there is no strided storage to compare",
+            Message("memory.note-sparse", layout=str(t.layout)),
         )
         return _Layout(itemsize, tuple(t.shape), (), alloc)
     strides = tuple(s * itemsize for s in t.stride())
     try:
         storage = t.untyped_storage()
     except (NotImplementedError, RuntimeError) as exc:  # e.g. functorch wrappers
-        alloc = Allocation(None, None, 0, 0, device, f"no accessible storage: {exc}")
+        alloc = Allocation(None, None, 0, 0, device,
+                           Message("memory.note-no-storage", why=str(exc)))
         return _Layout(itemsize, tuple(t.shape), strides, alloc)
     offset = int(t.storage_offset()) * itemsize  # torch types it int | SymInt (symbolic tracing)
     if t.device.type == "meta":
@@ -190,12 +190,12 @@ def _tensor_layout(t: torch.Tensor) -> _Layout:
             storage.nbytes(),
             offset,
             device,
-            "meta tensor: shape, dtype and strides only; no memory is allocated",
+            Message("memory.note-meta"),
         )
         return _Layout(itemsize, tuple(t.shape), strides, alloc)
     start = storage.data_ptr()
     key = (device, start) if start else None
-    note = "" if start else "empty storage (no memory allocated)"
+    note = "" if start else Message("memory.note-empty")
     alloc = Allocation(key, start, storage.nbytes(), offset, device, note)
     return _Layout(itemsize, tuple(t.shape), strides, alloc)
 

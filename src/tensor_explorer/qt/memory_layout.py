@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import QCoreApplication
 
+from ..core.catalog import text_in
 from ..core.memory_drawing import LaneModel, StripGeometry, StripModel
-from . import memory_texts, theme
+from . import i18n, memory_texts, theme
 from .memory_relations import SLICE_SECONDS
 from .memory_view import BytesItem, LaneItem, Palette
 
@@ -366,7 +367,8 @@ class MemoryLayout:
         right = f.avail + f.margin - f.x0
         y = self._lines(memory_texts.lane_detail(lane, self.panel.marks), pal.small, pal.muted,
                         f.x0, y, right)
-        y = self._lines(strip.note, pal.small, pal.muted, f.x0, y, right)
+        y = self._lines(text_in(strip.note, i18n.current()), pal.small, pal.muted, f.x0, y,
+                        right)
         return y + 14 * f.s
 
     def _bytes_row(self, strip: StripModel, f: _Frame, y: float) -> tuple[StripGeometry, float]:
