@@ -286,3 +286,15 @@ def test_an_array_read_from_a_file_is_not_a_view(tmp_path, order: str) -> None:
             assert np.array_equal(a, data) and a.flags.f_contiguous == (order == "F")
             f = tx.describe(a)
             assert f.is_view is False and a.base is None and f.mapped_file is None
+
+
+def test_facts_notes_are_catalog_messages() -> None:
+    # `inspect --json` and the API print them in English as before; a window can say them in
+    # its language
+    from tensor_explorer.core.catalog import Message, text_in
+
+    with torch.inference_mode():
+        t = torch.ones(2)
+    notes = tx.describe(t).notes
+    assert notes == ["inference tensors have no version counter"]
+    assert isinstance(notes[0], Message) and text_in(notes[0], "zh") != notes[0]

@@ -483,7 +483,8 @@ CATALOG: dict[str, dict[str, str]] = {
     "session.key-unhashable": {"en": "a dict key is not hashable",
                                "zh": "一个字典的键不可哈希"},
     # (end of files that cannot be opened)
-    # --- lessons that cannot be read, session fields, notes (core/lessons.py, core/session.py, core/loading.py)  # noqa: E501
+    # --- lessons that cannot be read, session fields, notes (core/lessons.py, core/session.py,
+    # core/loading.py)
     # (file names, the lesson's keys such as 'title:', directives, code and Python's own words
     # stay as written)
     "lesson.failed": {"en": "{where}: {why}", "zh": "{where}：{why}"},
@@ -1716,6 +1717,17 @@ CATALOG: dict[str, dict[str, str]] = {
     "checker.it-is": {"en": "it is {shown}", "zh": "实际值是 {shown}"},
     "checker.left-is": {"en": "{left} is {shown}", "zh": "{left} 实际是 {shown}"},
     "checker.no-value": {"en": "there is no value named {name!r}", "zh": "没有名为 {name!r} 的值"},
+    # --- notes of a value's facts (facts.TensorFacts.notes)
+    "facts.note-inference": {"en": "inference tensors have no version counter",
+                             "zh": "推理张量（inference tensor）没有版本计数器"},
+    "facts.note-not-strided": {"en": "{layout} tensors have no strided storage",
+                               "zh": "{layout} 张量没有按步长排列的存储"},
+    "facts.note-byte-strides": {
+        "en": "strides of {strides} bytes are no whole number of {itemsize}-byte elements (a "
+              "record's field steps over the other fields): byte_stride has them exactly",
+        "zh": "{strides} 字节的步长不是 {itemsize} 字节元素的整数倍（记录的字段会跨过其他字段）："
+              "byte_stride 给出了精确的值",
+    },
     # --- why an allocation has no bytes to draw (memory.Allocation.note)
     "memory.note-sparse": {
         "en": "{layout} tensor: values and indices live in separate buffers; there is no "

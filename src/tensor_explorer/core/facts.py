@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from . import loading, memory
+from .catalog import Message
 
 Value = torch.Tensor | np.ndarray
 
@@ -108,7 +109,7 @@ def _describe_tensor(t: torch.Tensor) -> TensorFacts:
         version = int(t._version)
     except RuntimeError:  # inference tensors have no version counter
         version = 0
-        notes.append("inference tensors have no version counter")
+        notes.append(Message("facts.note-inference"))
     if strided:
         stride = list(t.stride())
         storage_offset = int(t.storage_offset())
@@ -116,7 +117,7 @@ def _describe_tensor(t: torch.Tensor) -> TensorFacts:
         is_contiguous = bool(t.is_contiguous())
     else:
         stride, storage_offset, storage_nbytes, is_contiguous = [], 0, 0, False
-        notes.append(f"{t.layout} tensors have no strided storage")
+        notes.append(Message("facts.note-not-strided", layout=str(t.layout)))
     element_size = int(t.element_size())
     numel = int(t.numel())
     mapped = loading.map_info_of(t) if strided and t.device.type == "cpu" else None
@@ -170,9 +171,8 @@ def _describe_array(a: np.ndarray) -> TensorFacts:
         else:
             stride.append(math.floor(s / itemsize) if itemsize else 0)
     if itemsize and any(s % itemsize for s in a.strides):
-        notes.append(f"strides of {tuple(a.strides)} bytes are no whole number of "
-                     f"{itemsize}-byte elements (a record's field steps over the other "
-                     "fields): byte_stride has them exactly")
+        notes.append(Message("facts.note-byte-strides", strides=str(tuple(a.strides)),
+                             itemsize=itemsize))
     alloc = memory.allocation(a)
     storage_offset = alloc.offset_bytes // itemsize if itemsize else 0
     mapped = loading.map_info_of(a)
