@@ -100,3 +100,16 @@ def test_build_with_a_seed_prints_no_internal_object(qtbot: QtBot, make_window: 
     text = console.output_text()
     assert "tensor([1., 1.])" in text
     assert "<torch._C.Generator" not in text and "object at 0x" not in text
+
+
+def test_a_bad_field_is_explained_in_the_windows_language(make_window: Any) -> None:
+    win = make_window()
+    build = build_panel(win)
+    build.factory.setCurrentText("zeros")
+    build.shape.setText("2, -3")
+    assert build.preview.text() == "⚠ shape '2, -3': sizes cannot be negative"
+    assert not build.create_button.isEnabled()
+    win.set_language("zh")  # said again in Chinese, the field kept
+    assert build.preview.text() == "⚠ shape '2, -3'：大小不能是负数"
+    win.set_language("en")
+    assert build.preview.text() == "⚠ shape '2, -3': sizes cannot be negative"

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .catalog import Message
+
 FACTORIES = ("tensor", "zeros", "ones", "full", "rand", "randn", "arange", "linspace", "eye")
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
           "uint8", "bool", "complex64", "complex128")
@@ -71,9 +73,9 @@ def parse_shape(text: str) -> tuple[int, ...]:
     try:
         dims = tuple(int(p) for p in cleaned.split(",") if p.strip())
     except ValueError:
-        raise ValueError(f"shape {text!r}: write whole numbers separated by commas") from None
+        raise ValueError(Message("build.shape-numbers", text=repr(text))) from None
     if any(d < 0 for d in dims):
-        raise ValueError(f"shape {text!r}: sizes cannot be negative")
+        raise ValueError(Message("build.shape-negative", text=repr(text)))
     return dims
 
 
@@ -81,9 +83,9 @@ def _number(text: str, field: str) -> str:
     try:
         value = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError):
-        raise ValueError(f"{field}: {text!r} is not a number") from None
+        raise ValueError(Message("build.not-a-number", field=field, text=repr(text))) from None
     if isinstance(value, bool) or not isinstance(value, int | float | complex):
-        raise ValueError(f"{field}: {text!r} is not a number")
+        raise ValueError(Message("build.not-a-number", field=field, text=repr(text)))
     return repr(value)
 
 
@@ -109,25 +111,25 @@ class BuildSpec:
         """The statement(s) that build the value; raises ValueError for a bad field."""
         if not self.name.isidentifier() or keyword.iskeyword(self.name) or \
                 self.name.startswith("_"):
-            raise ValueError(f"name: {self.name!r} is not a valid Python name")
+            raise ValueError(Message("build.bad-name", name=repr(self.name)))
         if self.factory not in FACTORIES:
-            raise ValueError(f"factory: {self.factory!r} is not one of {', '.join(FACTORIES)}")
+            raise ValueError(Message("build.bad-factory", factory=repr(self.factory),
+                                     factories=", ".join(FACTORIES)))
         if self.dtype is not None and self.dtype not in DTYPES:
-            raise ValueError(f"dtype: {self.dtype!r} is not supported here")
+            raise ValueError(Message("build.bad-dtype", dtype=repr(self.dtype)))
         f = self.factory
         if self.dtype is not None and self.dtype not in accepted_dtypes(f):
-            raise ValueError(f"dtype: torch.{f} does not make {self.dtype} tensors")
+            raise ValueError(Message("build.dtype-not-made", factory=f, dtype=self.dtype))
         if f == "tensor":
             try:
                 literal = ast.literal_eval(self.literal.strip())
             except (ValueError, SyntaxError):
-                raise ValueError(f"values: {self.literal!r} is not a Python number or list") \
-                    from None
+                raise ValueError(Message("build.bad-values", text=repr(self.literal))) from None
             args = [repr(literal)]
         elif f in ("zeros", "ones", "rand", "randn"):
             args = [str(d) for d in parse_shape(self.shape)] or ["()"]
         elif f == "full":
-            args = [repr(parse_shape(self.shape)), _number(self.fill, "fill value")]
+            args = [repr(parse_shape(self.shape)), _number(self.fill, Message("build.fill-value"))]
         elif f == "arange":
             args = [_number(self.start, "start"), _number(self.end, "end"),
                     _number(self.step, "step")]
@@ -137,7 +139,7 @@ class BuildSpec:
         else:  # eye
             dims = parse_shape(self.shape)
             if len(dims) not in (1, 2):
-                raise ValueError("shape: eye takes one or two sizes (n, or n, m)")
+                raise ValueError(Message("build.eye-shape"))
             args = [str(d) for d in dims]
         kwargs = []
         if self.dtype:
@@ -146,10 +148,7 @@ class BuildSpec:
             kwargs.append(f"device={self.device!r}")
         if self.requires_grad:
             if self.dtype in ("int64", "int32", "int16", "int8", "uint8", "bool"):
-                raise ValueError(
-                    "requires_grad: only floating point (and complex) tensors can require "
-                    "gradients"
-                )
+                raise ValueError(Message("build.grad-needs-float"))
             kwargs.append("requires_grad=True")
         call = f"{self.name} = torch.{f}({', '.join(args + kwargs)})"
         if self.seed is not None and f in ("rand", "randn"):

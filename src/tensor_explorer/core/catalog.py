@@ -27,7 +27,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["CATALOG", "LANGUAGES", "Message", "render"]
+__all__ = ["CATALOG", "LANGUAGES", "Message", "error_in", "render", "text_in"]
 
 LANGUAGES = ("en", "zh")
 #: how a list parameter is joined, per language
@@ -1717,6 +1717,41 @@ CATALOG: dict[str, dict[str, str]] = {
     "checker.it-is": {"en": "it is {shown}", "zh": "实际值是 {shown}"},
     "checker.left-is": {"en": "{left} is {shown}", "zh": "{left} 实际是 {shown}"},
     "checker.no-value": {"en": "there is no value named {name!r}", "zh": "没有名为 {name!r} 的值"},
+    # --- the Build form's fields (build.BuildSpec.code); Python's names stay as written
+    "build.shape-numbers": {"en": "shape {text}: write whole numbers separated by commas",
+                            "zh": "shape {text}：请写用逗号分隔的整数"},
+    "build.shape-negative": {"en": "shape {text}: sizes cannot be negative",
+                             "zh": "shape {text}：大小不能是负数"},
+    "build.fill-value": {"en": "fill value", "zh": "填充值"},  # (the other fields: as written)
+    "build.not-a-number": {"en": "{field}: {text} is not a number",
+                           "zh": "{field}：{text} 不是数字"},
+    "build.bad-name": {"en": "name: {name} is not a valid Python name",
+                       "zh": "name：{name} 不是合法的 Python 名字"},
+    "build.bad-factory": {"en": "factory: {factory} is not one of {factories}",
+                          "zh": "factory：{factory} 不是 {factories} 之一"},
+    "build.bad-dtype": {"en": "dtype: {dtype} is not supported here",
+                        "zh": "dtype：这里不支持 {dtype}"},
+    "build.dtype-not-made": {"en": "dtype: torch.{factory} does not make {dtype} tensors",
+                             "zh": "dtype：torch.{factory} 不能创建 {dtype} 张量"},
+    "build.bad-values": {"en": "values: {text} is not a Python number or list",
+                         "zh": "values：{text} 不是 Python 数字或列表"},
+    "build.eye-shape": {"en": "shape: eye takes one or two sizes (n, or n, m)",
+                        "zh": "shape：eye 需要一个或两个大小（n，或 n, m）"},
+    "build.grad-needs-float": {
+        "en": "requires_grad: only floating point (and complex) tensors can require gradients",
+        "zh": "requires_grad：只有浮点（和复数）张量才能需要梯度",
+    },
+    # --- a value typed into the table (preview.parse_value)
+    "edit.empty": {"en": "type a number", "zh": "请输入一个数"},
+    "edit.not-bool": {"en": "{text} is not a bool: type True or False",
+                      "zh": "{text} 不是布尔值：请输入 True 或 False"},
+    "edit.not-number": {"en": "{text} is not a number", "zh": "{text} 不是数字"},
+    "edit.not-whole": {"en": "{text} is not a whole number; {dtype} holds integers",
+                       "zh": "{text} 不是整数；{dtype} 只能存整数"},
+    "edit.out-of-range": {"en": "{n} does not fit in {dtype} ({low} to {high})",
+                          "zh": "{n} 超出了 {dtype} 的范围（{low} 到 {high}）"},
+    "edit.not-complex": {"en": "{text} is not a complex number (write it like 1+2j)",
+                         "zh": "{text} 不是复数（请写成 1+2j 这样的形式）"},
     # --- notes of a value's facts (facts.TensorFacts.notes)
     "facts.note-inference": {"en": "inference tensors have no version counter",
                              "zh": "推理张量（inference tensor）没有版本计数器"},
@@ -1805,6 +1840,13 @@ class Message(str):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self.code, self.params))
+
+
+def error_in(exc: BaseException, lang: str) -> str:
+    """What exception ``exc`` says, in ``lang``: its catalog Message (its one argument) rendered
+    in it; any other exception's text (torch's, Python's) as it was written."""
+    said = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
+    return text_in(said, lang)
 
 
 def text_in(text: str, lang: str) -> str:

@@ -79,7 +79,7 @@ import torch
 
 from ..paths import resources_dir
 from . import sandbox, trust
-from .catalog import Message, text_in
+from .catalog import Message, error_in, text_in
 from .runner import ProgramError, Runner, compile_program, refused_error, stopped_error
 from .workspace import Workspace, restricted_among_trusted
 
@@ -810,8 +810,7 @@ def _message(exc: Exception, lang: str) -> str:
     Message) in it; torch's or a program's words as they were written."""
     if isinstance(exc, ProgramError):
         return exc.headline_in(lang)
-    said = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
-    return text_in(said, lang)
+    return error_in(exc, lang)
 
 
 def _left_side(expression: str) -> str | None:

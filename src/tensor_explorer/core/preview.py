@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from . import memory
+from .catalog import Message
 from .stats import Cancelled
 
 Value = torch.Tensor | np.ndarray
@@ -750,39 +751,40 @@ def parse_value(text: str, dtype: Any) -> bool | int | float | complex:
     s = text.strip()
     kind = dtype_kind(dtype)
     if not s:
-        raise ValueError("type a number")
+        raise ValueError(Message("edit.empty"))
     if kind == "bool":
         low = s.lower()
         if low in ("true", "1", "yes"):
             return True
         if low in ("false", "0", "no"):
             return False
-        raise ValueError(f"{s!r} is not a bool: type True or False")
+        raise ValueError(Message("edit.not-bool", text=repr(s)))
     if kind in ("int", "uint"):
         try:
             f = float(s)
         except ValueError:
-            raise ValueError(f"{s!r} is not a number") from None
+            raise ValueError(Message("edit.not-number", text=repr(s))) from None
         try:
             n = int(s)
         except ValueError:
             if not math.isfinite(f) or f != int(f):
-                raise ValueError(f"{s!r} is not a whole number; {dtype} holds integers") \
+                raise ValueError(Message("edit.not-whole", text=repr(s), dtype=str(dtype))) \
                     from None
             n = int(f)
         info = torch.iinfo(dtype) if isinstance(dtype, torch.dtype) else np.iinfo(dtype)
         if not info.min <= n <= info.max:
-            raise ValueError(f"{n} does not fit in {dtype} ({info.min} to {info.max})")
+            raise ValueError(Message("edit.out-of-range", n=n, dtype=str(dtype), low=info.min,
+                                     high=info.max))
         return n
     if kind == "complex":
         try:
             return complex(s.replace(" ", "").replace("i", "j"))
         except ValueError:
-            raise ValueError(f"{s!r} is not a complex number (write it like 1+2j)") from None
+            raise ValueError(Message("edit.not-complex", text=repr(s))) from None
     try:
         return float(s)
     except ValueError:
-        raise ValueError(f"{s!r} is not a number") from None
+        raise ValueError(Message("edit.not-number", text=repr(s))) from None
 
 
 def write_element(value: Value, index: Sequence[int], new: Any) -> None:

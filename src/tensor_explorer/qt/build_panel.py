@@ -10,7 +10,9 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from ..core.build import FACTORIES, BuildSpec, accepted_dtypes
+from ..core.catalog import error_in
 from ..core.devices import devices
+from . import i18n
 from .bridge import WorkspaceBridge
 from .run_controller import RunController
 
@@ -212,7 +214,7 @@ class BuildPanel(QtWidgets.QWidget):
         try:
             code = self.spec().code()
         except ValueError as exc:
-            self.preview.setText(f"⚠ {exc}")
+            self.preview.setText(f"⚠ {error_in(exc, i18n.current())}")
             self.create_button.setEnabled(False)
             return
         self.preview.setText(code)

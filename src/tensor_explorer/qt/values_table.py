@@ -20,8 +20,9 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import copy_text, preview
+from ..core.catalog import error_in
 from ..core.value_table import IndexInputError, SelectionTooLarge, ValueTable, parse_index
-from . import theme
+from . import i18n, theme
 
 _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 #: Qt counts rows and columns in a C int: a longer axis shows its first this many
@@ -253,7 +254,7 @@ class TableTools(QtCore.QObject):
         try:
             new = preview.parse_value(text, value.dtype)
         except ValueError as exc:
-            panel.status_line.refuse(str(exc))
+            panel.status_line.refuse(error_in(exc, i18n.current()))
             return False
         handler = self.write_handler or self._default_write
         try:
