@@ -883,3 +883,24 @@ def test_select_a_value_after_switching_language(qtbot: QtBot, window: MainWindo
         assert_responsive(qtbot, win)
         deliver_posted()
     assert not stale_panel_errors(errors)
+
+
+def test_a_refused_table_edit_says_why_in_the_windows_language(qtbot: QtBot,
+                                                                window: MainWindow) -> None:
+    win = window
+    win.set_language("zh")
+    run(qtbot, win, "leaf = torch.ones(2, requires_grad=True)\nints = torch.zeros(2, "
+                    "dtype=torch.uint8)")
+    dock = win.panels["values"]
+    assert isinstance(dock, ValuesDock)
+    values = dock.panel
+    values.set_mode("table")
+    for name, text, words in (("leaf", "5", "需要梯度的叶子张量不能被原地修改"),
+                              ("ints", "300", "超出了 torch.uint8 的范围"),
+                              ("ints", "x", "'x' 不是数字")):
+        win.workspace.selected = name
+        qtbot.waitUntil(lambda n=name: values.name() == n and values.plane() is not None)
+        assert not values.model.setData(values.model.index(0, 0), text)
+        qtbot.waitUntil(lambda w=words: w in values.last_message(), timeout=5000)
+        assert "cannot" not in values.last_message() and "not a number" not in \
+            values.last_message()

@@ -1741,6 +1741,44 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "requires_grad: only floating point (and complex) tensors can require gradients",
         "zh": "requires_grad：只有浮点（和复数）张量才能需要梯度",
     },
+    # --- why one element cannot be written in place (preview.write_refusal)
+    "write.meta": {"en": "a meta tensor has no data to write into",
+                   "zh": "meta 张量没有可以写入的数据"},
+    "write.layout": {"en": "writing single elements of a {layout} tensor is not supported here",
+                     "zh": "这里不支持逐个写入 {layout} 张量的元素"},
+    "write.inference": {
+        "en": "an inference tensor (made under torch.inference_mode) cannot be changed in place "
+              "outside inference mode",
+        "zh": "推理张量（在 torch.inference_mode 下创建）不能在推理模式之外被原地修改",
+    },
+    "write.leaf": {
+        "en": "a leaf tensor that requires grad cannot be changed in place: autograd would lose "
+              "track of it (optimizers do it under torch.no_grad())",
+        "zh": "需要梯度的叶子张量不能被原地修改：autograd 会跟丢它（优化器是在 torch.no_grad() "
+              "下修改它的）",
+    },
+    "write.view-of-leaf": {
+        "en": "this is a view of a leaf tensor that requires grad; changing it in place would "
+              "change that leaf",
+        "zh": "这是一个需要梯度的叶子张量的视图；原地修改它就会修改那个叶子张量",
+    },
+    "write.overlap-tensor": {
+        "en": "several elements share the same memory (an expanded or broadcast view): writing "
+              "one would change them all",
+        "zh": "多个元素共享同一块内存（expand 或广播得到的视图）：写入一个就会改变所有这些元素",
+    },
+    "write.words": {"en": "dates, durations and strings are shown, not edited, here",
+                    "zh": "日期、时长和字符串在这里只显示，不能编辑"},
+    "write.read-only": {
+        "en": "the array is read-only (a read-only memory map, or a broadcast view); copy it to "
+              "change it",
+        "zh": "这个数组是只读的（只读的内存映射，或者广播得到的视图）；请复制一份再修改",
+    },
+    "write.overlap-array": {
+        "en": "several elements share the same memory (a broadcast or strided view): writing "
+              "one would change them all",
+        "zh": "多个元素共享同一块内存（广播或带步长的视图）：写入一个就会改变所有这些元素",
+    },
     # --- a value typed into the table (preview.parse_value)
     "edit.empty": {"en": "type a number", "zh": "请输入一个数"},
     "edit.not-bool": {"en": "{text} is not a bool: type True or False",

@@ -711,35 +711,30 @@ def choose_format(values: np.ndarray, kind: str, sample: int = 4096) -> NumberFo
 
 
 def write_refusal(value: Any) -> str | None:
-    """Why one element of ``value`` should not be written in place, or None when it may be."""
+    """Why one element of ``value`` should not be written in place (a catalog Message), or
+    None when it may be."""
     if isinstance(value, torch.Tensor):
         if value.is_meta:
-            return "a meta tensor has no data to write into"
+            return Message("write.meta")
         if value.layout != torch.strided or value.is_quantized:
-            return f"writing single elements of a {value.layout} tensor is not supported here"
+            return Message("write.layout", layout=str(value.layout))
         if value.is_inference():
-            return ("an inference tensor (made under torch.inference_mode) cannot be changed "
-                    "in place outside inference mode")
+            return Message("write.inference")
         if value.requires_grad and value.is_leaf:
-            return ("a leaf tensor that requires grad cannot be changed in place: autograd "
-                    "would lose track of it (optimizers do it under torch.no_grad())")
+            return Message("write.leaf")
         base = value._base
         if base is not None and base.requires_grad and base.is_leaf:
-            return ("this is a view of a leaf tensor that requires grad; changing it in place "
-                    "would change that leaf")
+            return Message("write.view-of-leaf")
         if memory.internal_overlap(value):
-            return ("several elements share the same memory (an expanded or broadcast view): "
-                    "writing one would change them all")
+            return Message("write.overlap-tensor")
         return None
     if isinstance(value, np.ndarray):
         if dtype_kind(value.dtype) in WORD_KINDS:
-            return "dates, durations and strings are shown, not edited, here"
+            return Message("write.words")
         if not value.flags.writeable:
-            return ("the array is read-only (a read-only memory map, or a broadcast view); "
-                    "copy it to change it")
+            return Message("write.read-only")
         if memory.internal_overlap(value):
-            return ("several elements share the same memory (a broadcast or strided view): "
-                    "writing one would change them all")
+            return Message("write.overlap-array")
         return None
     if isinstance(value, np.generic):
         return "a NumPy scalar cannot be changed in place; it is a copy, not a view of an array"

@@ -260,7 +260,7 @@ class TableTools(QtCore.QObject):
         try:
             handler(name, index, new)
         except Exception as exc:  # a refusal from the handler: shown, never raised
-            panel.status_line.refuse(str(exc) or type(exc).__name__)
+            panel.status_line.refuse(error_in(exc, i18n.current()) or type(exc).__name__)
             return False
         panel.edited.emit(name, index, new)
         panel.model.forget()  # the table reads the written cell now, not after the preview

@@ -22,7 +22,7 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import QCoreApplication
 
 from ..core import trust as core_trust
-from ..core.catalog import Message, render
+from ..core.catalog import Message, error_in, render
 from ..core.lessons import is_lesson
 from ..core.loading import LoadError, load_notes
 from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
@@ -124,7 +124,7 @@ class WindowFiles(QtCore.QObject):
         try:
             win.workspace.save(path)
         except (OSError, ValueError, RuntimeError) as exc:
-            win.show_error(title, str(exc))
+            win.show_error(title, error_in(exc, i18n.current()))
             return False
         self.remember(path)
         win.statusBar().showMessage(
