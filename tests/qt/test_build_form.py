@@ -110,6 +110,6 @@ def test_a_bad_field_is_explained_in_the_windows_language(make_window: Any) -> N
     assert build.preview.text() == "⚠ shape '2, -3': sizes cannot be negative"
     assert not build.create_button.isEnabled()
     win.set_language("zh")  # said again in Chinese, the field kept
-    assert build.preview.text() == "⚠ shape '2, -3'：大小不能是负数"
+    assert build.preview.text() == "⚠ 形状 '2, -3'：大小不能是负数"
     win.set_language("en")
     assert build.preview.text() == "⚠ shape '2, -3': sizes cannot be negative"

@@ -131,11 +131,13 @@ class BuildSpec:
         elif f == "full":
             args = [repr(parse_shape(self.shape)), _number(self.fill, Message("build.fill-value"))]
         elif f == "arange":
-            args = [_number(self.start, "start"), _number(self.end, "end"),
-                    _number(self.step, "step")]
+            args = [_number(self.start, Message("build.start")),
+                    _number(self.end, Message("build.end")),
+                    _number(self.step, Message("build.step"))]
         elif f == "linspace":
-            args = [_number(self.start, "start"), _number(self.end, "end"),
-                    str(int(_number(self.steps, "steps")))]
+            args = [_number(self.start, Message("build.start")),
+                    _number(self.end, Message("build.end")),
+                    str(int(_number(self.steps, Message("build.steps"))))]
         else:  # eye
             dims = parse_shape(self.shape)
             if len(dims) not in (1, 2):
