@@ -4,13 +4,15 @@ and gives them back exactly."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt import theme
-from tensor_explorer.qt.docks import LAYOUT_VERSION, DockTitleBar
+from tensor_explorer.qt.docks import LAYOUT_VERSION, DockTitleBar, settle_layouts
 
 TIMEOUT = 20_000
 
@@ -219,3 +221,31 @@ def test_switching_back_and_forth_never_moves_a_dock_edge(qtbot: QtBot, make_win
         win.set_language("en")
         win.set_presentation(False)
     assert sizes() == before
+
+
+def test_leaving_presentation_mode_it_started_in_gives_the_default_layout(
+        qtbot: QtBot, make_window) -> None:
+    """A first start in presentation mode (no layout remembered yet), then F5: the normal
+    layout has the default proportions. It used to restore the docks as they were before the
+    window was first shown, unsized, so the Values panel was a strip 90 pixels high."""
+    settings = QtCore.QSettings(os.environ["TENSOR_EXPLORER_SETTINGS"],
+                                QtCore.QSettings.Format.IniFormat)
+    settings.setValue("presentation", "true")  # as a teacher's settings file might say
+    settings.sync()
+    win = make_window(remember=True)
+    win.resize(1280, 800)
+    win.show()
+    settle_layouts()
+    assert win.stage.active
+    win.set_presentation(False)
+    settle_layouts()
+    values, console = win.docks["values"], win.docks["console"]
+    workspace = win.docks["workspace"]
+    assert values.height() > 0.5 * win.height() > console.height()
+    assert values.width() > 0.6 * win.width() > workspace.width()
+    # and the proportions are the ones a window that started in normal mode gets
+    plain = make_window()
+    plain.resize(1280, 800)
+    plain.show()
+    settle_layouts()
+    assert values.geometry() == plain.docks["values"].geometry()

@@ -201,7 +201,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.resize(1280, 800)
         self.dock_layout.restore_saved()
         if theme.state().presentation:
-            self.stage.enter()
+            self.stage.enter(self.dock_layout.normal_state())
         self._update_status()
 
     # -- settings ------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ class WindowLayout:
         self.sized = False
         #: the remembered layout was restored at start-up (then its sizes are kept)
         self.restored = False
+        self._remembered: QtCore.QByteArray | None = None
 
     # -- remembered ----------------------------------------------------------------------------
 
@@ -48,6 +49,14 @@ class WindowLayout:
             win.restoreGeometry(geo)
         if isinstance(state, QtCore.QByteArray):
             self.restored = self.restore_state(state)
+            self._remembered = state if self.restored else None
+
+    def normal_state(self) -> QtCore.QByteArray:
+        """The arrangement leaving presentation mode gives when the window started in it: the
+        remembered one, or the default layout (then sized for the window). Not the state of
+        the docks now: before the window is first shown they have no sizes yet, and leaving
+        would squeeze some panels to a strip."""
+        return self._remembered if self._remembered is not None else default_state()
 
     def save(self) -> None:
         """Remember geometry and docks (the normal arrangement, also in presentation mode)."""
