@@ -249,3 +249,34 @@ def test_leaving_presentation_mode_it_started_in_gives_the_default_layout(
     plain.show()
     settle_layouts()
     assert values.geometry() == plain.docks["values"].geometry()
+
+
+def test_the_values_choosers_shrink_back_after_presentation_mode(qtbot: QtBot,
+                                                                 make_window) -> None:
+    """A window that starts in presentation mode: after F5 its row/column/colour choosers are
+    as small as a normal window's (Qt keeps a combo box's first minimum size across a font
+    change: they stayed projector-sized)."""
+    ws = Workspace()
+    ws.run("a = torch.arange(6.0).reshape(2, 3)")
+    ws.selected = "a"
+    normal = make_window(ws)
+    normal.resize(1280, 800)
+    normal.show()
+    values = normal.panels["values"].panel
+    qtbot.waitUntil(lambda: values.plane() is not None)
+    settle_layouts()
+    small = [b.size() for b in (values.heatmap.levels_box, values.row_axis_box)]
+    theme.state().apply(scale=theme.PRESENTATION_SCALE)  # as the settings would start it
+    win = make_window(ws)
+    win.resize(1280, 800)
+    win.show()
+    win.show_panel("values")
+    values = win.panels["values"].panel
+    qtbot.waitUntil(lambda: values.plane() is not None)
+    settle_layouts()
+    boxes = [values.heatmap.levels_box, values.row_axis_box]
+    assert win.stage.active and all(
+        b.height() > s.height() for b, s in zip(boxes, small, strict=True))
+    win.set_presentation(False)
+    settle_layouts()
+    assert [b.size() for b in boxes] == small

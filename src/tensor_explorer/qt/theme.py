@@ -225,6 +225,18 @@ def style_app(app: QtWidgets.QApplication, theme: Theme, scale: float = 1.0) -> 
         app.setStyleSheet("")
     app.setPalette(palette_for(theme))
     fonts.apply(app, i18n.current(), BASE_POINT_SIZE * scale)
+    _refit_combo_boxes(app)
+
+
+def _refit_combo_boxes(app: QtWidgets.QApplication) -> None:
+    """Let every combo box shrink to the new font: on a font change QComboBox forgets its size
+    hint but keeps its cached minimum size hint (Qt 6), so after presentation mode the boxes
+    stayed projector-sized. A style change event makes it forget both."""
+    style_change = QtCore.QEvent(QtCore.QEvent.Type.StyleChange)
+    for widget in app.allWidgets():
+        if isinstance(widget, QtWidgets.QComboBox):
+            QtCore.QCoreApplication.sendEvent(widget, style_change)
+            widget.updateGeometry()
 
 
 class _MonoFont(QtCore.QObject):
