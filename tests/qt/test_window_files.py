@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6 import QtWidgets
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core.session import MANIFEST
@@ -119,3 +120,57 @@ def test_an_array_opened_while_a_program_runs_opens_after_it(
     assert win.workspace["total"] == sum(range(300_000))
     np.testing.assert_array_equal(win.workspace["data"], np.arange(3.0))
     assert win.last_error is None and win.files.waiting == []
+
+
+def _slow_program(tmp_path: Path) -> Path:
+    prog = tmp_path / "slow.py"
+    prog.write_text("total = 0\nfor i in range(300_000):\n    total += i\n", encoding="utf-8")
+    return prog
+
+
+def test_a_file_waiting_for_a_program_is_not_opened_once_the_window_closes(
+        qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path) -> None:
+    np.save(tmp_path / "data.npy", np.arange(3.0))
+    win = make_window()
+    win.open_paths([str(_slow_program(tmp_path)), str(tmp_path / "data.npy")])
+    assert win.files.waiting
+    win.close()  # stops the program: its end must not open the file into a closed window
+    qtbot.waitUntil(lambda: not win.runner.busy, timeout=TIMEOUT)
+    QtWidgets.QApplication.processEvents()
+    assert win.files.waiting == [] and win.files.tasks == []
+    assert "data" not in win.workspace
+
+
+def test_a_workspace_held_by_something_else_is_waited_for_without_reading_the_file(
+        qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path) -> None:
+    np.save(tmp_path / "data.npy", np.arange(3.0))
+    win = make_window()
+    with win.workspace.held():  # (a lesson's expectation being checked, say)
+        win.open_paths([str(tmp_path / "data.npy")])
+        assert win.files.waiting == [str(tmp_path / "data.npy")] and win.files.tasks == []
+        qtbot.wait(600)  # two retries' worth: still nothing read, nothing piled up
+        assert win.files.tasks == [] and win.files.waiting
+    qtbot.waitUntil(lambda: "data" in win.workspace, timeout=TIMEOUT)
+    assert win.files.waiting == [] and win.files.tasks == []
+
+
+def test_a_session_waiting_for_a_program_asks_when_it_would_replace_the_values(
+        qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path) -> None:
+    from tensor_explorer.core.workspace import Workspace
+
+    saved = Workspace()
+    saved.run("kept = torch.ones(2)")
+    saved.save(tmp_path / "s.txs")
+    win = make_window()
+    asked: list[tuple[str, bool]] = []
+
+    def confirm(what: str, hint: str | None = None) -> bool:
+        asked.append((what, "total" in win.workspace))
+        return True
+
+    win.confirm_replace = confirm  # type: ignore[method-assign]
+    win.open_paths([str(_slow_program(tmp_path)), str(tmp_path / "s.txs")])
+    assert asked == [] and win.files.waiting == [str(tmp_path / "s.txs")]
+    qtbot.waitUntil(lambda: "kept" in win.workspace, timeout=TIMEOUT)
+    # asked once, after the program had made its values: those are what it replaces
+    assert len(asked) == 1 and asked[0][1] and "s.txs" in asked[0][0]

@@ -554,6 +554,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 else self.tr("Discarded, they are lost.")):
             e.ignore()
             return
+        self.files.close()  # before the program stops: a file waiting for it is not opened
         if self.runner.busy:
             self.runner.stop()
             self.runner.wait(2.0)
@@ -562,5 +563,4 @@ class MainWindow(QtWidgets.QMainWindow):
         if saver is not None:  # clean exit: waits for a write in flight, keeps the workspace
             # as the last session (File ▸ Reopen last session), removes the recovery file
             saver.finish(keep_as=last_session_path(saver.path))
-        self.files.cancel_tasks()
         super().closeEvent(e)

@@ -56,6 +56,9 @@ class WindowFiles(QtCore.QObject):
         self.untrusted: tuple[Path, bytes, str] | None = None
         #: files to open once the program running now has finished (in the order asked)
         self.waiting: list[str] = []
+        self._retrying = False
+        #: the window is closing: nothing more is opened
+        self.closed = False
         window.runner.busy_changed.connect(self._open_waiting)
 
     # -- recent files ------------------------------------------------------------------------
@@ -149,10 +152,14 @@ class WindowFiles(QtCore.QObject):
             if is_lesson(path):
                 win.open_lesson(path, trusted=trusted)
                 continue
-            if replaces_workspace(path) and not win.confirm_replace(translate(
-                    "MainWindow", "Opening the session “{0}” replaces them.").format(
-                        Path(path).name)):
-                continue
+            if replaces_workspace(path):
+                if self._busy():  # asked when it opens: the program is still making values
+                    self._wait(path)
+                    continue
+                if not win.confirm_replace(translate(
+                        "MainWindow", "Opening the session “{0}” replaces them.").format(
+                            Path(path).name)):
+                    continue
             if Path(path).suffix.lower() == ".py":
                 self.open_program(path, trusted=trusted)
             else:
@@ -174,7 +181,7 @@ class WindowFiles(QtCore.QObject):
         except UnicodeDecodeError:
             why = Message("load.not-utf8")
         except OSError as exc:
-            why = Message("load.unreadable", why=str(getattr(exc, "strerror", exc)))
+            why = Message("load.unreadable", why=str(getattr(exc, "strerror", None) or exc))
         self.window.show_error(translate("MainWindow", "Could not open {0}").format(p.name),
                                Message("load.failed", name=p.name, why=why).render(i18n.current()))
         return None
@@ -219,17 +226,20 @@ class WindowFiles(QtCore.QObject):
 
     def open_arrays(self, path: str) -> None:
         """Load an array, archive or session file in the background, then select what came.
-        While a program runs (say a .py opened with it), it is opened after the program."""
-        win = self.window
-        name = Path(path).name
-        if win.runner.busy:
+        While a program runs (say a .py opened with it), it waits and opens after it."""
+        if self.closed:
+            return
+        if self._busy():
             self._wait(path)
             return
+        win = self.window
+        name = Path(path).name
 
         def work(progress: Any, cancel: Any) -> list[str]:
             return open_into(win.workspace, path)
 
         def done(names: list[str]) -> None:
+            self.tasks.remove(task)
             self.remember(path)
             if Path(path).suffix.lower() == SESSION_SUFFIX:  # the workspace is as saved
                 win.undo.saved()
@@ -241,34 +251,47 @@ class WindowFiles(QtCore.QObject):
             for note in self.notes_after_open(path, live):
                 self._console().show_note(render("frame.note", lang, text=note))
 
-        task = Task(work, parent=self)
-        self.tasks.append(task)
-        win.statusBar().showMessage(translate("MainWindow", "Opening {0}…").format(name))
-        task.finished.connect(done)
         def failed(msg: str) -> None:
+            self.tasks.remove(task)
             if isinstance(task.error, WorkspaceBusy):  # a program started while it was read
                 self._wait(path)
                 return
             win.show_error(translate("MainWindow", "Could not open {0}").format(name),
                            _why(task, msg))
 
+        task = Task(work, parent=self)
+        self.tasks.append(task)
+        win.statusBar().showMessage(translate("MainWindow", "Opening {0}…").format(name))
+        task.finished.connect(done)
         task.failed.connect(failed)
+        task.cancelled.connect(lambda: self.tasks.remove(task) if task in self.tasks else None)
         task.start()
 
+    def _busy(self) -> bool:
+        """A program runs in the workspace (the runner's, or a moment's hold of another)."""
+        return self.window.runner.busy or self.window.workspace.running
+
     def _wait(self, path: str) -> None:
-        self.waiting.append(path)
+        """Open ``path`` once nothing runs in the workspace (without reading it meanwhile)."""
+        if path not in self.waiting:
+            self.waiting.append(path)
         self.window.statusBar().showMessage(translate(
             "MainWindow", "{0} opens when the running program has finished.").format(
                 Path(path).name))
-        if not self.window.runner.busy:  # held by something else for a moment: try again soon
-            QtCore.QTimer.singleShot(250, self, lambda: self._open_waiting(self.window.runner.busy))
+        if not self.window.runner.busy and not self._retrying:
+            # held by something else for a moment (no busy_changed will come): look again soon
+            self._retrying = True
+            QtCore.QTimer.singleShot(250, self, self._retry)
+
+    def _retry(self) -> None:
+        self._retrying = False
+        self._open_waiting(self.window.runner.busy)
 
     def _open_waiting(self, busy: bool) -> None:
-        if busy or not self.waiting:
+        if busy or self.closed or not self.waiting:
             return
         waiting, self.waiting = self.waiting, []
-        for path in waiting:
-            self.open_arrays(path)
+        self.open_paths(waiting)  # (a session is asked about now, when it would replace)
 
     def notes_after_open(self, path: str, names: Sequence[str]) -> list[str]:
         """What the person should know about a file just opened (catalog Messages): a session's
@@ -284,9 +307,15 @@ class WindowFiles(QtCore.QObject):
                 notes += [note for note in load_notes(value) if note not in notes]
         return notes
 
-    def cancel_tasks(self) -> None:
-        """Stop the loads still running (the window is closing)."""
-        for task in self.tasks:
+    def close(self) -> None:
+        """The window is closing: forget the files waiting for a program, open nothing more,
+        and stop the loads still running."""
+        if self.closed:
+            return
+        self.closed = True
+        self.waiting.clear()
+        self.window.runner.busy_changed.disconnect(self._open_waiting)
+        for task in list(self.tasks):
             with contextlib.suppress(RuntimeError):  # already delivered and deleted
                 task.cancel()
 
