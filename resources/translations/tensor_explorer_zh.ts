@@ -4,84 +4,84 @@
 <context>
     <name>BuildPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="158"/>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="159"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="160"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="161"/>
         <source>default</source>
         <translation>默认</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="160"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="162"/>
         <source>requires_grad</source>
         <translation>requires_grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="161"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="163"/>
         <source>seed</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="162"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="164"/>
         <source>Create</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="143"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="145"/>
         <source>name</source>
         <extracomment>which text fields each factory uses the form&apos;s row labels by field key (re-set by _set_texts)</extracomment>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="144"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="146"/>
         <source>factory</source>
         <translation>工厂函数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="145"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="147"/>
         <source>values</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="146"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="148"/>
         <source>shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="147"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="149"/>
         <source>fill value</source>
         <translation>填充值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="148"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="150"/>
         <source>start</source>
         <translation>起点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="149"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="151"/>
         <source>end</source>
         <translation>终点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="150"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="152"/>
         <source>step</source>
         <translation>步长</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="151"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="153"/>
         <source>steps</source>
         <translation>点数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="152"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="154"/>
         <source>random seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="153"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="155"/>
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="154"/>
+        <location filename="../../src/tensor_explorer/qt/build_panel.py" line="156"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
@@ -280,23 +280,23 @@
 <context>
     <name>GoToBar</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="193"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="194"/>
         <source>Go to index</source>
         <extracomment>Qt counts rows and columns in a C int: a longer axis shows its first this many</extracomment>
         <translation>转到下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="194"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="195"/>
         <source>e.g. 1, 1</source>
         <translation>例如 1, 1</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="195"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="196"/>
         <source>One index per axis, like a[1, 1]; negative counts from the end. Enter goes there.</source>
         <translation>每个轴一个下标，如 a[1, 1]；负数从末尾数起。按回车转到该处。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="198"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="199"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
@@ -1589,34 +1589,29 @@
         <translation>正在运行第 {0} 步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="50"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="51"/>
         <source>✗ Step {0} did not go as planned while replaying</source>
         <translation>✗ 重放时第 {0} 步没有按预期进行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="57"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="58"/>
         <source>Skipped: this step {0}.</source>
         <translation>已跳过：这一步{0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="62"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="63"/>
         <source>✗ The code failed: {0}</source>
         <translation>✗ 代码出错：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="75"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="76"/>
         <source>This error is the point of this step:</source>
         <translation>这个错误正是这一步要演示的：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="78"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="79"/>
         <source>line {0}: </source>
         <translation>第 {0} 行：</translation>
-    </message>
-    <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_checks.py" line="90"/>
-        <source>needs a CUDA GPU, and this machine has none</source>
-        <translation>需要 CUDA GPU，而这台机器没有</translation>
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="545"/>
@@ -1654,8 +1649,8 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/app.py" line="107"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="178"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="252"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="185"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="259"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
@@ -1853,64 +1848,64 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="139"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="142"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="140"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="143"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="113"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="120"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="116"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="123"/>
         <source>Save session</source>
-        <extracomment>a program file larger than this is refused (it is source code to read, not data) background loads started here (cancelled when the window closes) the program from a file that ran restricted, for the Trust button: path, bytes, text files to open once the program running now has finished (in the order asked)</extracomment>
+        <extracomment>a program file larger than this is refused (it is source code to read, not data) background loads started here (cancelled when the window closes) the program from a file that ran restricted, for the Trust button: path, bytes, text files to open once the program running now has finished (in the order asked) the window is closing: nothing more is opened</extracomment>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="114"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="117"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="122"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="125"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="131"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="134"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="152"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="159"/>
         <source>Opening the session “{0}” replaces them.</source>
         <translation>打开会话“{0}”会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="196"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="203"/>
         <source>{0} came from a file and ran restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，已在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="214"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="221"/>
         <source>Could not trust {0}</source>
         <translation>无法信任 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="246"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="264"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="260"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="278"/>
         <source>{0} opens when the running program has finished.</source>
         <translation>{0} 将在正在运行的程序结束后打开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="239"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="249"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
@@ -1996,22 +1991,22 @@
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="300"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="329"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="302"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="331"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="307"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="336"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="342"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
@@ -2154,34 +2149,34 @@
         <translation>不是张量或数组，未绘制：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="298"/>
+        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="299"/>
         <source>No tensors or arrays in the workspace yet.</source>
         <translation>工作区中还没有张量或数组。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="283"/>
-        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="378"/>
+        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="284"/>
+        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="380"/>
         <source>bytes</source>
         <extracomment>scene items are made for this far above and below the visible part (pixels, at scale 1) longest one turn of laying the drawing&apos;s rows out (the rest: next turns, one slice of :class:`~.memory_relations.Slices` each), and the rows it lays out at least (a screenful)</extracomment>
         <translation>字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="349"/>
+        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="350"/>
         <source>Only {0} reads this memory: it has bytes of its own.</source>
         <translation>只有 {0} 读取这块内存：它拥有自己的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="364"/>
         <source>no bytes</source>
         <translation>没有字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="382"/>
+        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="384"/>
         <source>bytes {0}–{1} of {2}, drawn as ranges</source>
         <translation>{2} 中的字节 {0}–{1}，按区间绘制</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="384"/>
+        <location filename="../../src/tensor_explorer/qt/memory_layout.py" line="386"/>
         <source>bytes {0}–{1} of {2}</source>
         <translation>{2} 中的字节 {0}–{1}</translation>
     </message>
@@ -2371,52 +2366,52 @@
 <context>
     <name>TableTools</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="273"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="274"/>
         <source>Go to index…</source>
         <translation>转到下标…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="275"/>
         <source>Show and select the cell at an index you type</source>
         <translation>显示并选中你输入的下标所在的单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="276"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="277"/>
         <source>Copy as CSV</source>
         <translation>复制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="278"/>
         <source>Copy as NumPy literal</source>
         <translation>复制为 NumPy 字面量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="324"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="325"/>
         <source>Type an index, like 1, 1</source>
         <translation>请输入下标，例如 1, 1</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="326"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="327"/>
         <source>This value has no axes to go to</source>
         <translation>这个值没有可以转到的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="328"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="329"/>
         <source>{text} is not a whole number</source>
         <translation>{text} 不是整数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="330"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="331"/>
         <source>Give {ndim} indices, one per axis (got {given})</source>
         <translation>需要 {ndim} 个下标，每个轴一个（现在有 {given} 个）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="333"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="334"/>
         <source>{index} is outside axis {axis} (size {size})</source>
         <translation>{index} 超出了第 {axis} 轴的范围（长度 {size}）</translation>
     </message>
@@ -2718,22 +2713,22 @@
         <translation>未选择任何值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="372"/>
         <source>Not copied: {cells} cells are selected; at most {limit} can be copied</source>
         <translation>未复制：选中了 {cells} 个单元格，最多只能复制 {limit} 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="376"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="377"/>
         <source>Nothing to copy: select cells in the table</source>
         <translation>没有可复制的内容：请先在表格中选中单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="387"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="388"/>
         <source>Copied 1 cell</source>
         <translation>已复制 1 个单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="388"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="389"/>
         <source>Copied {n} cells</source>
         <translation>已复制 {n} 个单元格</translation>
     </message>

@@ -8,6 +8,7 @@ from PySide6 import QtGui
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core import lessons as L
+from tensor_explorer.core.catalog import Message
 from tensor_explorer.core.lesson_player import LessonPlayer
 from tensor_explorer.qt import i18n, theme
 from tensor_explorer.qt.lesson_checks import CheckList, skip_words
@@ -69,9 +70,11 @@ def test_a_skipped_step_says_why(qtbot: QtBot) -> None:
     checks = CheckList()
     qtbot.addWidget(checks)
     step = L.parse_lesson(TINY).step(1)
-    checks.show_result(L.StepResult(step, skipped="requires CUDA"))
+    cuda = Message("lesson.skip-cuda")  # what skip_reason says of a CUDA step without a GPU
+    checks.show_result(L.StepResult(step, skipped=cuda))
     assert checks.texts() == ["Skipped: this step needs a CUDA GPU, and this machine has none."]
     assert colours(checks) == [QtGui.QColor(theme.current().warning).name()]
-    assert skip_words("needs a file") == "needs a file"
+    assert skip_words("needs a file") == "needs a file"  # (someone else's words: as written)
+    assert skip_words("mentions CUDA") == "mentions CUDA"  # (no reading the English back)
     i18n.install("zh")
-    assert skip_words("requires CUDA") != "needs a CUDA GPU, and this machine has none"
+    assert skip_words(cuda) == "需要 CUDA GPU，而这台机器没有"

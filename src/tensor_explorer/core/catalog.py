@@ -488,6 +488,8 @@ CATALOG: dict[str, dict[str, str]] = {
     # (file names, the lesson's keys such as 'title:', directives, code and Python's own words
     # stay as written)
     "lesson.failed": {"en": "{where}: {why}", "zh": "{where}：{why}"},
+    "lesson.skip-cuda": {"en": "needs a CUDA GPU, and this machine has none",
+                         "zh": "需要 CUDA GPU，而这台机器没有"},
     "lesson.at-line": {"en": "{where}, line {line}", "zh": "{where}，第 {line} 行"},
     "lesson.unnamed": {"en": "lesson", "zh": "课程"},
     "lesson.no-front-matter": {
@@ -1783,6 +1785,12 @@ CATALOG: dict[str, dict[str, str]] = {
               "one would change them all",
         "zh": "多个元素共享同一块内存（广播或带步长的视图）：写入一个就会改变所有这些元素",
     },
+    "write.numpy-scalar": {
+        "en": "a NumPy scalar cannot be changed in place; it is a copy, not a view of an array",
+        "zh": "NumPy 标量不能被原地修改：它是一份副本，不是数组的视图",
+    },
+    "write.not-array": {"en": "not a tensor or an array: {kind}",
+                        "zh": "不是张量也不是数组：{kind}"},
     # --- a value typed into the table (preview.parse_value)
     "edit.empty": {"en": "type a number", "zh": "请输入一个数"},
     "edit.not-bool": {"en": "{text} is not a bool: type True or False",

@@ -894,9 +894,10 @@ def _check_error(exp: Expectation, error: ProgramError | None) -> Check:
 
 
 def skip_reason(step: Step) -> str | None:
-    """Why ``step`` cannot run on this machine (None: it can)."""
+    """Why ``step`` cannot run on this machine, in words that follow "this step ..." (a
+    catalog Message; None: it can)."""
     if step.requires == "cuda" and not torch.cuda.is_available():
-        return "needs CUDA, and this machine has no CUDA device"
+        return Message("lesson.skip-cuda")
     return None
 
 

@@ -737,8 +737,8 @@ def write_refusal(value: Any) -> str | None:
             return Message("write.overlap-array")
         return None
     if isinstance(value, np.generic):
-        return "a NumPy scalar cannot be changed in place; it is a copy, not a view of an array"
-    return f"not a tensor or an array: {type(value).__name__}"
+        return Message("write.numpy-scalar")
+    return Message("write.not-array", kind=type(value).__name__)
 
 
 def parse_value(text: str, dtype: Any) -> bool | int | float | complex:

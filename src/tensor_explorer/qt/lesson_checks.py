@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import lessons as core
+from ..core.catalog import text_in
 from . import i18n, theme
 
 translate = QtCore.QCoreApplication.translate
@@ -84,8 +85,6 @@ class CheckList(QtWidgets.QListWidget):
 
 
 def skip_words(reason: str) -> str:
-    """Why a step was skipped, in words that end "this step …" (a CUDA step on a machine
-    without one, in the current language; any other reason as it was given)."""
-    if "CUDA" in reason:
-        return translate("LessonPanel", "needs a CUDA GPU, and this machine has none")
-    return reason
+    """Why a step was skipped, in words that end "this step …": the core's reason (a catalog
+    Message) in the current language; any other reason as it was given."""
+    return text_in(reason, i18n.current())
