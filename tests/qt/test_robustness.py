@@ -904,3 +904,5 @@ def test_a_refused_table_edit_says_why_in_the_windows_language(qtbot: QtBot,
         qtbot.waitUntil(lambda w=words: w in values.last_message(), timeout=5000)
         assert "cannot" not in values.last_message() and "not a number" not in \
             values.last_message()
+    win.set_language("en")  # the refusal on screen is said again, in English
+    assert values.last_message() == "Not written: 'x' is not a number"

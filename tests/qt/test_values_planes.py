@@ -56,7 +56,24 @@ def test_a_large_value_is_computed_in_the_background(
     assert len(planes) == 1 and not failures and status.progress.isHidden()
     np.testing.assert_array_equal(planes[0].data, a)  # type: ignore[attr-defined]
     loader.request(a, (0, 1), {}, "magnitude", 10_000, loader)
-    loader.cancel()
+    task = loader.task
+    assert task is not None
+    with qtbot.waitSignal(task.cancelled, timeout=10_000):  # (its worker has stopped)
+        loader.cancel()
     assert not loader.busy() and status.progress.isHidden()
-    qtbot.wait(50)
-    assert len(planes) == 1  # a cancelled request says nothing
+    QtWidgets.QApplication.processEvents()
+    assert len(planes) == 1 and not failures  # a cancelled request says nothing
+
+
+def test_why_there_is_no_plane_is_said_in_the_windows_language(qtbot: QtBot) -> None:
+    import torch
+
+    from tensor_explorer.qt import i18n
+
+    _owner, loader, _status, planes, failures = make(qtbot)
+    i18n.install("zh")
+    loader.request(torch.empty(2, 3, device="meta"), (0, 1), {}, "magnitude", 10_000, loader)
+    loader.request(np.arange(6.0).reshape(2, 3), (0, 1), {}, "nonsense", 10_000, loader)
+    assert planes == [] and len(failures) == 2
+    assert "meta" in failures[0] and "没有" in failures[0]  # the preview error's own words
+    assert "part" in failures[1]  # torch's or NumPy's words stay as written

@@ -27,7 +27,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["CATALOG", "LANGUAGES", "Message", "error_in", "render", "text_in"]
+__all__ = ["CATALOG", "LANGUAGES", "Message", "error_in", "message_of", "render", "text_in"]
 
 LANGUAGES = ("en", "zh")
 #: how a list parameter is joined, per language
@@ -1892,11 +1892,15 @@ class Message(str):
         return (_rebuild, (self.code, self.params))
 
 
+def message_of(exc: BaseException) -> str:
+    """What exception ``exc`` says: its catalog Message (its one argument), to be said in a
+    language later; any other exception's text (torch's, Python's) as it was written."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
+
+
 def error_in(exc: BaseException, lang: str) -> str:
-    """What exception ``exc`` says, in ``lang``: its catalog Message (its one argument) rendered
-    in it; any other exception's text (torch's, Python's) as it was written."""
-    said = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
-    return text_in(said, lang)
+    """What exception ``exc`` says, in ``lang`` (:func:`message_of`, rendered)."""
+    return text_in(message_of(exc), lang)
 
 
 def text_in(text: str, lang: str) -> str:

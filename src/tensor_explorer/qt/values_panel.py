@@ -490,7 +490,9 @@ class ValuesPanel(QtWidgets.QWidget):
 
     def _redraw_keeping_view(self, plane: Plane) -> None:
         """Draw ``plane`` again in the new colours and sizes, keeping what the user set up: the
-        zoom and pan of the plot or heatmap, the table's current cell and scroll, the hover."""
+        zoom and pan of the plot or heatmap, the table's current cell and scroll, the hover,
+        and a refused edit's reason on the status line."""
+        refusal = self.status_line.refusal
         plot_box, heat_box = self.plot_item.getViewBox(), self.heat_item.getViewBox()
         plot_range, plot_auto = plot_box.viewRange(), plot_box.autoRangeEnabled()
         heat_range = heat_box.viewRange()
@@ -500,6 +502,8 @@ class ValuesPanel(QtWidgets.QWidget):
         hover = self.hovered.cell
         view = self._view
         self._draw(plane)
+        if refusal is not None:
+            self.status_line.refuse(refusal)
         if self._view != view:
             return
         if view == "plot" and not all(plot_auto):

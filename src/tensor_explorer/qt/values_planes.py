@@ -10,8 +10,10 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from ..core import preview
+from ..core.catalog import error_in
 from ..core.preview import Plane
-from .values_status import ValuesStatus
+from . import i18n
+from .values_status import ValuesStatus, preview_error_text
 from .workers import Task
 
 __all__ = ["PlaneLoader"]
@@ -20,8 +22,8 @@ __all__ = ["PlaneLoader"]
 class PlaneLoader(QtCore.QObject):
     """Planes for one Values panel, computed here or in the background.
 
-    Signals: ``ready(plane)``: the plane asked for last; ``failed(message)``: why there is none
-    (a preview error, or a failed background task's message without its exception type).
+    Signals: ``ready(plane)``: the plane asked for last; ``failed(message)``: why there is none,
+    in the window's language (a preview error's words, or the error's own text).
     """
 
     ready = QtCore.Signal(object)
@@ -57,7 +59,7 @@ class PlaneLoader(QtCore.QObject):
             try:
                 plane = compute()
             except (preview.PreviewError, ValueError, RuntimeError, TypeError) as exc:
-                self.failed.emit(str(exc))
+                self.failed.emit(_why(exc))
                 return
             self.ready.emit(plane)
             return
@@ -87,8 +89,17 @@ class PlaneLoader(QtCore.QObject):
 
     @QtCore.Slot(str)
     def _on_failed(self, message: str) -> None:
-        if self.sender() is not self.task:
+        task = self.task
+        if task is None or self.sender() is not task:
             return
         self.task = None
         self.status.progress.hide()
-        self.failed.emit(message.split(": ", 1)[-1])
+        self.failed.emit(_why(task.error) if task.error is not None
+                         else message.split(": ", 1)[-1])
+
+
+def _why(exc: BaseException) -> str:
+    """Why no plane came, in the window's language."""
+    if isinstance(exc, preview.PreviewError):
+        return preview_error_text(exc)
+    return error_in(exc, i18n.current())

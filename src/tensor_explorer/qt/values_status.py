@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import preview, values_view
+from ..core.catalog import text_in
 from ..core.facts import short_dtype
 from ..core.preview import Plane
-from . import theme
+from . import i18n, theme
 
 if TYPE_CHECKING:
     from .values_heatmap import MultiscaleHeatmap
@@ -176,12 +177,14 @@ class ValuesStatus(QtCore.QObject):
                             f"{html.escape(text)}</span>")
 
     def refuse(self, reason: str) -> None:
-        """Say that an edit was not written, and why."""
+        """Say that an edit was not written, and why (``reason``: a catalog Message is said in
+        the current language, again after a language switch)."""
         self.refusal = reason
         t = theme.current()
         not_written = translate("ValuesPanel", "Not written: ")
+        said = text_in(reason, i18n.current())
         self.status.setText(f'<span style="color:{t.error}">'
-                            f"{html.escape(not_written)}{html.escape(reason)}</span>")
+                            f"{html.escape(not_written)}{html.escape(said)}</span>")
 
     def last_message(self) -> str:
         """The plain text of the status line (notes, refusals)."""

@@ -20,9 +20,9 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core import copy_text, preview
-from ..core.catalog import error_in
+from ..core.catalog import message_of
 from ..core.value_table import IndexInputError, SelectionTooLarge, ValueTable, parse_index
-from . import i18n, theme
+from . import theme
 
 _RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 #: Qt counts rows and columns in a C int: a longer axis shows its first this many
@@ -254,13 +254,13 @@ class TableTools(QtCore.QObject):
         try:
             new = preview.parse_value(text, value.dtype)
         except ValueError as exc:
-            panel.status_line.refuse(error_in(exc, i18n.current()))
+            panel.status_line.refuse(message_of(exc))
             return False
         handler = self.write_handler or self._default_write
         try:
             handler(name, index, new)
         except Exception as exc:  # a refusal from the handler: shown, never raised
-            panel.status_line.refuse(error_in(exc, i18n.current()) or type(exc).__name__)
+            panel.status_line.refuse(message_of(exc) or type(exc).__name__)
             return False
         panel.edited.emit(name, index, new)
         panel.model.forget()  # the table reads the written cell now, not after the preview
