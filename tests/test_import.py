@@ -71,7 +71,8 @@ def test_the_import_contract_is_enforced() -> None:
 def test_no_module_imports_another_modules_private_names() -> None:
     # A module's "_name" is its own: another module that needs it gets a public name (issue
     # #19: session.py used the workspace's private _check_name; lessons.py, graph_texts.py and
-    # others imported runner's, autograd's and stats' private helpers).
+    # others imported runner's, autograd's and stats' private helpers). Caught both ways:
+    # `from .x import _y` (relative or absolute) and `x._y` on a module imported by name.
     import ast
     from pathlib import Path
 
@@ -80,9 +81,21 @@ def test_no_module_imports_another_modules_private_names() -> None:
     package = Path(tensor_explorer.__file__).parent
     found = []
     for path in sorted(package.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level > 0:
-                found += [f"{path.relative_to(package)}: {node.module}.{alias.name}"
-                          for alias in node.names
-                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+        where = str(path.relative_to(package))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules: set[str] = set()  # names bound to our own modules in this file
+        for node in ast.walk(tree):
+            ours = isinstance(node, ast.ImportFrom) and (
+                node.level > 0 or (node.module or "").startswith("tensor_explorer"))
+            if ours:
+                assert isinstance(node, ast.ImportFrom)
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{where}: from {node.module} import {alias.name}")
+                    modules.add(alias.asname or alias.name)  # (a module, or a name: see below)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in modules and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                found.append(f"{where}: {node.value.id}.{node.attr}")
     assert not found, found

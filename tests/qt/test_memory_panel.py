@@ -274,7 +274,7 @@ def test_hover_caption_never_moves_the_drawing(qtbot: QtBot, make_window) -> Non
     assert panel.info.mapTo(win, QtCore.QPoint(0, 0)).y() > \
         panel.view.mapTo(win, QtCore.QPoint(0, panel.view.height())).y() - 1
     # a caption longer than its lines ends in "…" (the tool tip has it all); still nothing moves
-    panel._set_info("a very long hover caption " * 60)
+    panel.set_info("a very long hover caption " * 60)
     QtWidgets.QApplication.processEvents()
     assert panel.info.text().endswith("…") and panel.info.toolTip().startswith("a very long")
     assert panel.info.height() == info_height and _on_window(panel, win, "shared") == before

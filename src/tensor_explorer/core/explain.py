@@ -32,7 +32,7 @@ from typing import Any
 
 import torch
 
-from .catalog import LANGUAGES, Message, render
+from .catalog import LANGUAGES, Message
 from .sandbox import REFUSED_BUILTINS
 
 
@@ -487,6 +487,4 @@ def explain_warning(message: str, lang: str = "en") -> str | None:
     return None
 
 
-def warning_texts() -> list[tuple[str, str]]:
-    """Every (English, Chinese) pair :func:`explain_warning` can give."""
-    return [(render(code, "en"), render(code, "zh")) for _pattern, code in _WARNINGS]
+

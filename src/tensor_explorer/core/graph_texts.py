@@ -138,7 +138,7 @@ class GradientInputError(ValueError):
 
     def __init__(self, message: Message) -> None:
         self.message = message
-        super().__init__(str(message))
+        super().__init__(message)  # (a Message: catalog.error_in says it in a language)
 
     def text(self, lang: str = "en") -> str:
         """The message in ``lang``."""

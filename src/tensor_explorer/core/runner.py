@@ -76,9 +76,7 @@ class ProgramError(Exception):
     All of these are English. The learner's language: the runner's own words are catalog
     :class:`~tensor_explorer.core.catalog.Message` objects (``headline``, ``explanation``,
     ``notes`` and operand descriptions may be one; as a ``str`` each is its English), rendered
-    in the language asked for; torch's own message stays as torch wrote it. ``headlines``/
-    ``explanations`` (``{"zh": ...}``) may give another language's text outright (an
-    explanation of :mod:`~tensor_explorer.core.explain`, written in both languages). :meth:`text`
+    in the language asked for; torch's own message stays as torch wrote it. :meth:`text`
     composes the whole message in a language, :meth:`headline_in` and :meth:`explanation_in`
     give the parts.
     """
@@ -95,8 +93,6 @@ class ProgramError(Exception):
         explanation: str | None = None,
         operands: list[tuple[str, str]] | None = None,
         notes: tuple[str, ...] = (),
-        headlines: Mapping[str, str] | None = None,
-        explanations: Mapping[str, str] | None = None,
     ) -> None:
         self.headline = headline
         self.line = line
@@ -107,8 +103,6 @@ class ProgramError(Exception):
         self.explanation = explanation
         self.operands = list(operands or [])
         self.notes = tuple(notes)
-        self.headlines = dict(headlines or {})
-        self.explanations = dict(explanations or {})
         self.message = self._compose()
         super().__init__(self.message)
 
@@ -119,17 +113,13 @@ class ProgramError(Exception):
 
     def headline_in(self, lang: str) -> str:
         """The headline in ``lang`` ("en" or "zh"; the English where there is no translation)."""
-        if lang == "en":
-            return str(self.headline)
-        given = getattr(self, "headlines", {}).get(lang)
-        return given if given is not None else text_in(self.headline, lang)
+        return str(self.headline) if lang == "en" else text_in(self.headline, lang)
 
     def explanation_in(self, lang: str) -> str | None:
         """The explanation in ``lang`` (None when there is none, in any language)."""
         if not self.explanation or lang == "en":
             return None if self.explanation is None else str(self.explanation)
-        given = getattr(self, "explanations", {}).get(lang)
-        return given if given is not None else text_in(self.explanation, lang)
+        return text_in(self.explanation, lang)
 
     def text(self, lang: str = "en") -> str:
         """The whole multi-line message in ``lang``; ``text("en")`` is ``str(err)``."""

@@ -156,7 +156,7 @@ class MemoryHover(QtCore.QObject):
         except ValueError:  # too many readers to list (huge expanded views): light bytes
             return self.bytes_at(name, off)
         # the hover line first: showing it can resize the view, which redraws (unlit) items
-        self.panel._set_info(self.describe(name, index, off, lane, found, strip))
+        self.panel.set_info(self.describe(name, index, off, lane, found, strip))
         self.clear_items()
         self.lit_now = found
         for other, idxs in found.items():
@@ -220,10 +220,10 @@ class MemoryHover(QtCore.QObject):
         where = translate("MemoryPanel", "Bytes {0}–{1} of allocation {2}").format(
             f"{lo:,}", f"{hi - 1:,}", strip.number)
         if readers:
-            self.panel._set_info(where + ": " + translate("MemoryPanel", "read by {0}.").format(
+            self.panel.set_info(where + ": " + translate("MemoryPanel", "read by {0}.").format(
                 ", ".join(lane.name for lane in readers)))
         else:
-            self.panel._set_info(where + ": " + translate("MemoryPanel", "no value reads them."))
+            self.panel.set_info(where + ": " + translate("MemoryPanel", "no value reads them."))
         self.clear_items()
         for lane in readers:
             item = self.panel.drawing.lane_items.get(lane.name)
@@ -268,7 +268,7 @@ class MemoryHover(QtCore.QObject):
         self.clear_items()
         self.lit_now = {}
         self.hovered = None
-        self.panel._set_info(None)
+        self.panel.set_info(None)
 
     def lit(self) -> dict[str, set[tuple[int, ...]]]:
         """What the last hover lit: ``{value name: {element index, ...}}``."""

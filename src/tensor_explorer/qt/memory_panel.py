@@ -160,7 +160,7 @@ class MemoryPanel(QtWidgets.QWidget):
         bridge.selected.connect(self.scroll_to)
         theme.state().changed.connect(self._restyle)
         self._set_texts()
-        self._set_info(None)
+        self.set_info(None)
         self._restyle()
         self.refresh()
 
@@ -251,9 +251,9 @@ class MemoryPanel(QtWidgets.QWidget):
             hovered = self.hover.hovered
             self.redraw_keeping_view()
             if hovered is None and self.hover.pos is None:
-                self._set_info(None)
+                self.set_info(None)
         elif self.hover.pos is None:
-            self._set_info(None)
+            self.set_info(None)
 
     def redraw_keeping_view(self) -> None:
         """Draw again (new language, colours or text size) with the same scroll position and
@@ -281,7 +281,7 @@ class MemoryPanel(QtWidgets.QWidget):
             model.set_whys(self._whys())
         return now
 
-    def _set_info(self, text: str | None) -> None:
+    def set_info(self, text: str | None) -> None:
         """The hover line (:class:`~.memory_hover.HoverLine`) says ``text``."""
         self.info.say(text)
 

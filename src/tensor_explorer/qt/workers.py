@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -117,8 +116,7 @@ class Task(QtCore.QObject):
                 _emit(self._outcome_from_worker, "cancelled", None)
             else:
                 msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                trace = traceback.format_exc()
-                _emit(self._outcome_from_worker, "failed", (msg, trace, _bare(exc)))
+                _emit(self._outcome_from_worker, "failed", (msg, _bare(exc)))
             return
         kind = "cancelled" if self._cancel.is_set() else "finished"
         _emit(self._outcome_from_worker, kind, result)
@@ -139,7 +137,7 @@ class Task(QtCore.QObject):
         if kind == "finished":
             self.finished.emit(payload)
         elif kind == "failed":
-            self.error = payload[2]  # type: ignore[index]
+            self.error = payload[1]  # type: ignore[index]
             self.failed.emit(payload[0])  # type: ignore[index]
         else:
             self.cancelled.emit()
