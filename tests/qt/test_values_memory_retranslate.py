@@ -3,6 +3,7 @@ language and keep what they show (value, view, sliders, zoom, selection, hover).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core import memory
+from tensor_explorer.core.workspace import Workspace
 
 # showing a top-level window on the offscreen platform warns about propagateSizeHints
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
@@ -288,3 +290,21 @@ def test_memory_panel_language_change_during_a_computation(qtbot: QtBot, make_wi
     lane = panel.model.lane("shared")
     assert lane is not None and lane.why == why_zh
     assert panel.model.whys["shared"] == why_zh
+
+
+def test_why_a_value_is_not_drawn_is_said_again_after_a_language_switch(
+        qtbot: QtBot, make_window) -> None:
+    ws = Workspace()
+    ws.run("m = torch.empty(2, 3, device='meta')")
+    win = make_window(ws)
+    win.show()
+    ws.selected = "m"
+    values = win.panels["values"].panel
+    qtbot.waitUntil(lambda: values.name() == "m" and "meta" in values.message.text())
+    english = values.message.text()
+    assert english.startswith("meta tensor: it has a shape")
+    win.set_language("zh")
+    assert values.message.text() != english and re.search(r"[\u4e00-\u9fff]",
+                                                          values.message.text())
+    win.set_language("en")
+    assert values.message.text() == english

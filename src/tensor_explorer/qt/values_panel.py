@@ -200,6 +200,8 @@ class ValuesPanel(QtWidgets.QWidget):
         self.bar.retranslate(value)
         if value is None:
             self.message.setText(self.tr("No value selected."))
+        elif self._view == "message":
+            self._say_why_not_shown(value)
         plane = self._plane
         if plane is not None:
             if self._view == "scalar":
@@ -391,6 +393,14 @@ class ValuesPanel(QtWidgets.QWidget):
     # ------------------------------------------------------------------ drawing
 
     @QtCore.Slot(str)
+    def _say_why_not_shown(self, value: Any) -> None:
+        """Say again, in the language now installed, why ``value`` is not drawn (a meta tensor,
+        a record, an empty value: what :func:`preview.check_showable` refuses)."""
+        try:
+            preview.check_showable(value)
+        except preview.PreviewError as exc:
+            self.message.setText(preview_error_text(exc))
+
     def _show_message(self, text: str) -> None:
         self._plane = None
         self.message.setText(text)
