@@ -117,7 +117,23 @@ def test_every_lesson_code_is_met() -> None:
             L.parse_lesson(text)
         met |= _codes(info.value.message)
     met |= {"lesson.too-large", "lesson.not-found", "lesson.none-shipped", "lesson.cannot-read"}
+    met.add("lesson.skip-cuda")  # (not an error: test_a_cuda_step_is_skipped_with_a_message)
     assert met >= {code for code in CATALOG if code.startswith("lesson.")}
+
+
+def test_a_cuda_step_is_skipped_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    lesson = L.parse_lesson("---\nname: t\ntitle: T\nlanguage: en\n---\n## On a GPU\n"
+                            "requires: cuda\n\n```python\nx = torch.ones(2, device='cuda')\n```\n")
+    step = lesson.step(1)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    reason = L.skip_reason(step)
+    assert isinstance(reason, Message) and reason.code == "lesson.skip-cuda"
+    assert reason == "needs a CUDA GPU, and this machine has none"
+    assert reason.render("zh") == "需要 CUDA GPU，而这台机器没有"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert L.skip_reason(step) is None
 
 
 def test_a_lesson_without_a_path_is_called_lesson() -> None:
