@@ -100,15 +100,6 @@ PATHS: list[tuple[str, Callable[[], BackwardError]]] = [
 ]
 
 
-def _codes(message: Message) -> set[str]:
-    """The codes of ``message`` and of the Messages nested in it."""
-    found = {message.code}
-    for value in message.params.values():
-        if isinstance(value, Message):
-            found |= _codes(value)
-    return found
-
-
 @pytest.mark.parametrize(("name", "make"), PATHS, ids=[name for name, _ in PATHS])
 def test_every_backward_error_renders_in_both_languages(
     name: str, make: Callable[[], BackwardError]
@@ -128,7 +119,7 @@ def test_every_autograd_code_is_met() -> None:
     for _name, make in PATHS:
         explanation = make().explanation
         assert isinstance(explanation, Message)
-        met |= _codes(explanation)
+        met |= explanation.codes()
     assert met == {code for code in CATALOG if code.startswith("autograd.")}
 
 

@@ -135,3 +135,10 @@ def test_message_pickles_and_copies_with_its_code() -> None:
 def test_the_catalog_is_qt_free() -> None:
     source = Path(catalog.__file__).read_text(encoding="utf-8")
     assert "PySide6" not in source and "from ..qt" not in source
+
+
+def test_a_message_lists_its_codes_nested_ones_too() -> None:
+    inner = Message("load.no-file")
+    outer = Message("load.failed", name="x.npy", why=inner)
+    assert outer.codes() == {"load.failed", "load.no-file"}
+    assert inner.codes() == {"load.no-file"}

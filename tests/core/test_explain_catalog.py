@@ -27,15 +27,6 @@ _FIELD = re.compile(r"\{\w*(![rsa])?\}")
 _EXPLAIN_CODES = {code for code in CATALOG if code.startswith("explain.")}
 
 
-def _codes(message: Message) -> set[str]:
-    """The codes of ``message`` and of the Messages nested in its parameters."""
-    found = {message.code}
-    for value in message.params.values():
-        if isinstance(value, Message):
-            found |= _codes(value)
-    return found
-
-
 def _check_rendered(message: Message) -> None:
     en, zh = message.render("en"), message.render("zh")
     assert en == message and en != zh
@@ -89,7 +80,7 @@ def test_cross_entropy_advice_renders_in_both_languages(case: str) -> None:
 def test_every_explain_code_is_met() -> None:
     met: set[str] = set()
     for case in CROSS_ENTROPY:
-        met |= _codes(_advice(case).message)
+        met |= _advice(case).message.codes()
     messages = [
         "Expected all tensors to be on the same device",
         "expected target dtype to be Long or Byte, but got Float",
@@ -124,7 +115,7 @@ def test_every_explain_code_is_met() -> None:
         why = explain(exc)
         assert why is not None, exc
         _check_rendered(why.message)
-        met |= _codes(why.message)
+        met |= why.message.codes()
         kinds.add(why.kind)
     assert kinds == set(KINDS)
     for code in explain_module._WARNINGS:

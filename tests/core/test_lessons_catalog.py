@@ -80,16 +80,6 @@ CASES: dict[str, tuple[int | None, str, str]] = {
 }
 
 
-def _codes(message: object) -> set[str]:
-    """The catalog codes of ``message`` and of the Messages in its parameters."""
-    if not isinstance(message, Message):
-        return set()
-    found = {message.code}
-    for value in message.params.values():
-        found |= _codes(value)
-    return found
-
-
 def _no_english_sentence(text: str, *allowed: str) -> None:
     for words in allowed:
         text = text.replace(words, "")
@@ -115,7 +105,7 @@ def test_every_lesson_code_is_met() -> None:
     for text in CASES:
         with pytest.raises(L.LessonError) as info:
             L.parse_lesson(text)
-        met |= _codes(info.value.message)
+        met |= info.value.message.codes()
     met |= {"lesson.too-large", "lesson.not-found", "lesson.none-shipped", "lesson.cannot-read"}
     met.add("lesson.skip-cuda")  # (not an error: test_a_cuda_step_is_skipped_with_a_message)
     assert met >= {code for code in CATALOG if code.startswith("lesson.")}

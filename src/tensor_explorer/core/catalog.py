@@ -1888,6 +1888,14 @@ class Message(str):
         """This message in ``lang`` ("en" or "zh")."""
         return render(self.code, lang, **self.params)
 
+    def codes(self) -> set[str]:
+        """Its code and the codes of the Messages in its parameters (nested ones too)."""
+        found = {self.code}
+        for value in self.params.values():
+            if isinstance(value, Message):
+                found |= value.codes()
+        return found
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self.code, self.params))
 
