@@ -82,3 +82,22 @@ def player(qtbot: QtBot) -> Iterator[Player]:
     yield p
     p.runner.wait(5.0)
     p.bridge.disconnect_workspace()
+
+
+@pytest.fixture
+def values_panel(qtbot: QtBot) -> Iterator[object]:
+    """A Values panel of its own (800 x 560, light theme at normal size); every background
+    read it started is over when the test ends."""
+    from tensor_explorer.qt import theme
+    from tensor_explorer.qt.values_panel import ValuesPanel
+    from tensor_explorer.qt.workers import wait_for_tasks
+
+    s = theme.state()
+    if s.theme is not theme.LIGHT or s.scale != 1.0:  # (restyling is slow: only if needed)
+        s.apply("light", 1.0)
+    p = ValuesPanel()
+    p.resize(800, 560)
+    qtbot.addWidget(p)
+    yield p
+    p.set_value(None, None)  # cancels every background read
+    assert wait_for_tasks(10_000)

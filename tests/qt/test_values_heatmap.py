@@ -4,7 +4,6 @@ elements at their true indices; the colour-range modes. Ground truth from NumPy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,16 +22,18 @@ pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 
 
 @pytest.fixture
-def panel(qtbot: QtBot) -> Iterator[ValuesPanel]:
-    s = theme.state()
-    if s.theme is not theme.LIGHT or s.scale != 1.0:
-        s.apply("light", 1.0)
-    p = ValuesPanel()
-    p.resize(800, 560)
-    qtbot.addWidget(p)
-    yield p
-    p.set_value(None, None)  # cancels every background read
-    assert wait_for_tasks(10_000)
+def panel(values_panel: ValuesPanel) -> ValuesPanel:
+    return values_panel  # (tests/qt/conftest.py)
+
+
+def _shown(panel: ValuesPanel, qtbot: QtBot, path: Path) -> np.ndarray:
+    """The big file's array, memory-mapped, drawn in the panel on screen."""
+    arr = np.load(path, mmap_mode="r")
+    with qtbot.waitSignal(panel.plane_shown, timeout=10_000):
+        panel.set_value("a", arr)
+    panel.show()
+    QtCore.QCoreApplication.processEvents()
+    return arr
 
 
 def _rgb(key: str) -> tuple[int, int, int]:
@@ -236,11 +237,7 @@ def test_the_hover_line_follows_the_exact_read_under_a_still_pointer(
     # seen in the real window: after a wheel zoom the line kept describing the preview cell
     # hovered during the zoom, under "zoomed in: exact elements"
     path, _nans = big_file
-    arr = np.load(path, mmap_mode="r")
-    with qtbot.waitSignal(panel.plane_shown, timeout=10_000):
-        panel.set_value("a", arr)
-    panel.show()
-    QtCore.QCoreApplication.processEvents()
+    arr = _shown(panel, qtbot, path)
     _zoom(panel, 300, 340, 600, 640)
     vb = panel.heat_item.getViewBox()
     panel.heat_widget.scene().sigMouseMoved.emit(vb.mapViewToScene(QtCore.QPointF(617, 321)))
@@ -253,11 +250,7 @@ def test_between_the_preview_and_exact_elements_the_view_gets_a_finer_level(
     # a pyramid made for the part in view: 600 x 600 elements do not fit the budget, but their
     # blocks of 3 x 3 do (the preview's are 9 x 9): detail and NaN marks sharpen on the way in
     path, _nans = big_file
-    arr = np.load(path, mmap_mode="r")
-    with qtbot.waitSignal(panel.plane_shown, timeout=10_000):
-        panel.set_value("a", arr)
-    panel.show()
-    QtCore.QCoreApplication.processEvents()
+    arr = _shown(panel, qtbot, path)
     _zoom(panel, 900, 1500, 1800, 2400)
     qtbot.waitUntil(lambda: panel.heatmap.mid is not None, timeout=20_000)
     assert panel.heatmap.detail is None  # not exact yet: 360,000 elements > the budget

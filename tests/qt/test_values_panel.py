@@ -34,14 +34,8 @@ def _light() -> None:
 
 
 @pytest.fixture
-def panel(qtbot: QtBot) -> Iterator[ValuesPanel]:
-    _light()
-    p = ValuesPanel()
-    p.resize(800, 560)
-    qtbot.addWidget(p)
-    yield p
-    p.set_value(None, None)  # cancels any background preview
-    assert wait_for_tasks(5000)
+def panel(values_panel: ValuesPanel) -> Iterator[ValuesPanel]:
+    yield values_panel  # (tests/qt/conftest.py)
     _light()
 
 

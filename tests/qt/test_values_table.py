@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -14,9 +13,7 @@ from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core import value_table
-from tensor_explorer.qt import theme
 from tensor_explorer.qt.values_panel import ValuesPanel
-from tensor_explorer.qt.workers import wait_for_tasks
 
 # showing a top-level widget on the offscreen platform warns about propagateSizeHints
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
@@ -25,16 +22,8 @@ N = 4096
 
 
 @pytest.fixture
-def panel(qtbot: QtBot) -> Iterator[ValuesPanel]:
-    s = theme.state()
-    if s.theme is not theme.LIGHT or s.scale != 1.0:
-        s.apply("light", 1.0)
-    p = ValuesPanel()
-    p.resize(800, 560)
-    qtbot.addWidget(p)
-    yield p
-    p.set_value(None, None)
-    assert wait_for_tasks(5000)
+def panel(values_panel: ValuesPanel) -> ValuesPanel:
+    return values_panel  # (tests/qt/conftest.py)
 
 
 @pytest.fixture(scope="module")
