@@ -39,6 +39,7 @@ from tensor_explorer.qt.lesson_panel import LessonPanel
 from tensor_explorer.qt.main_window import PANELS, MainWindow, ValuesDock
 from tensor_explorer.qt.memory_panel import MemoryPanel
 from tensor_explorer.qt.training_dialog import TrainingDialog
+from tensor_explorer.qt.values_panel import ValuesPanel
 from tensor_explorer.qt.workspace_panel import WorkspacePanel
 from tests.qt.window_run import run
 
@@ -658,14 +659,19 @@ def test_backward_errors_in_the_graph_panel(qtbot: QtBot, window: MainWindow) ->
 # ------------------------------------------------------------------------------- values table
 
 
+def _values_table(win: MainWindow) -> ValuesPanel:
+    """The window's Values panel, showing its table."""
+    dock = win.panels["values"]
+    assert isinstance(dock, ValuesDock)
+    dock.panel.set_mode("table")
+    return dock.panel
+
+
 def test_refused_table_edits(qtbot: QtBot, window: MainWindow) -> None:
     win, check = window, Check(qtbot, window)
     run(qtbot, win, "e = torch.ones(1).expand(2, 3)\nm = torch.ones(2, 2, device='meta')\n"
                     "i = torch.zeros(2, 2, dtype=torch.uint8)")
-    dock = win.panels["values"]
-    assert isinstance(dock, ValuesDock)
-    values = dock.panel
-    values.set_mode("table")
+    values = _values_table(win)
 
     def edit(name: str, text: str) -> Callable[[], None]:
         def do() -> None:
@@ -694,6 +700,26 @@ def test_refused_table_edits(qtbot: QtBot, window: MainWindow) -> None:
     settle(qtbot, win)
     assert float(win.workspace["a"][0, 0]) == 0.0
     assert_responsive(qtbot, win)
+
+
+def test_a_refused_table_edit_says_why_in_the_windows_language(qtbot: QtBot,
+                                                                window: MainWindow) -> None:
+    win = window
+    win.set_language("zh")
+    run(qtbot, win, "leaf = torch.ones(2, requires_grad=True)\nints = torch.zeros(2, "
+                    "dtype=torch.uint8)")
+    values = _values_table(win)
+    for name, text, words in (("leaf", "5", "需要梯度的叶子张量不能被原地修改"),
+                              ("ints", "300", "超出了 torch.uint8 的范围"),
+                              ("ints", "x", "'x' 不是数字")):
+        win.workspace.selected = name
+        qtbot.waitUntil(lambda n=name: values.name() == n and values.plane() is not None)
+        assert not values.model.setData(values.model.index(0, 0), text)
+        qtbot.waitUntil(lambda w=words: w in values.last_message(), timeout=5000)
+        assert "cannot" not in values.last_message() and "not a number" not in \
+            values.last_message()
+    win.set_language("en")  # the refusal on screen is said again, in English
+    assert values.last_message() == "Not written: 'x' is not a number"
 
 
 # ------------------------------------------------------------------------- menus, export, look
@@ -883,26 +909,3 @@ def test_select_a_value_after_switching_language(qtbot: QtBot, window: MainWindo
         assert_responsive(qtbot, win)
         deliver_posted()
     assert not stale_panel_errors(errors)
-
-
-def test_a_refused_table_edit_says_why_in_the_windows_language(qtbot: QtBot,
-                                                                window: MainWindow) -> None:
-    win = window
-    win.set_language("zh")
-    run(qtbot, win, "leaf = torch.ones(2, requires_grad=True)\nints = torch.zeros(2, "
-                    "dtype=torch.uint8)")
-    dock = win.panels["values"]
-    assert isinstance(dock, ValuesDock)
-    values = dock.panel
-    values.set_mode("table")
-    for name, text, words in (("leaf", "5", "需要梯度的叶子张量不能被原地修改"),
-                              ("ints", "300", "超出了 torch.uint8 的范围"),
-                              ("ints", "x", "'x' 不是数字")):
-        win.workspace.selected = name
-        qtbot.waitUntil(lambda n=name: values.name() == n and values.plane() is not None)
-        assert not values.model.setData(values.model.index(0, 0), text)
-        qtbot.waitUntil(lambda w=words: w in values.last_message(), timeout=5000)
-        assert "cannot" not in values.last_message() and "not a number" not in \
-            values.last_message()
-    win.set_language("en")  # the refusal on screen is said again, in English
-    assert values.last_message() == "Not written: 'x' is not a number"
