@@ -45,15 +45,23 @@ def replaces_workspace(path: str | Path) -> bool:
 
 
 def read_program(p: Path) -> str:
-    """The text of the program file ``p``; :class:`LoadError` (a catalog message) when it is
-    too large, missing, not UTF-8 or unreadable."""
+    """The text of the program file ``p`` (see :func:`read_program_bytes`)."""
+    return read_program_bytes(p)[1]
+
+
+def read_program_bytes(p: Path) -> tuple[bytes, str]:
+    """The bytes (what trust is given to) and text of the program file ``p``;
+    :class:`LoadError` (a catalog message) when it is a folder, too large, missing, not UTF-8
+    or unreadable."""
     why: Message
     try:
-        size = p.stat().st_size
-        if size > MAX_PROGRAM_BYTES:
+        if p.is_dir():
+            why = Message("load.folder-program")
+        elif (size := p.stat().st_size) > MAX_PROGRAM_BYTES:  # (not read to find out)
             why = Message("load.program-too-large", nbytes=size)
         else:
-            return p.read_text(encoding="utf-8")
+            data = p.read_bytes()
+            return data, data.decode("utf-8")
     except FileNotFoundError:
         why = Message("load.no-file")
     except UnicodeDecodeError:

@@ -22,10 +22,10 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import QCoreApplication
 
 from ..core import trust as core_trust
-from ..core.catalog import Message, error_in, render
+from ..core.catalog import error_in, render
 from ..core.lessons import is_lesson
 from ..core.loading import LoadError, load_notes
-from ..core.sources import SESSION_SUFFIX, open_into, replaces_workspace
+from ..core.sources import SESSION_SUFFIX, open_into, read_program_bytes, replaces_workspace
 from ..core.workspace import WorkspaceBusy
 from . import i18n
 from .autosave import last_session_path
@@ -40,8 +40,6 @@ translate = QCoreApplication.translate
 
 OPENABLE = ("*.npy", "*.npz", "*.py", "*.md", "*.txs")
 MAX_RECENT = 8
-#: a program file larger than this is refused (it is source code to read, not data)
-MAX_PROGRAM_BYTES = 1 << 20
 
 
 class WindowFiles(QtCore.QObject):
@@ -165,34 +163,15 @@ class WindowFiles(QtCore.QObject):
             else:
                 self.open_arrays(path)
 
-    def _read_program(self, p: Path) -> tuple[bytes, str] | None:
-        """The bytes and text of program file ``p``, or None after saying why it can't be."""
-        why: Message
-        try:
-            if p.is_dir():
-                why = Message("load.folder-program")
-            else:
-                data = p.read_bytes()
-                if len(data) <= MAX_PROGRAM_BYTES:
-                    return data, data.decode("utf-8")
-                why = Message("load.program-too-large", nbytes=len(data))
-        except FileNotFoundError:
-            why = Message("load.no-file")
-        except UnicodeDecodeError:
-            why = Message("load.not-utf8")
-        except OSError as exc:
-            why = Message("load.unreadable", why=str(getattr(exc, "strerror", None) or exc))
-        self.window.show_error(translate("MainWindow", "Could not open {0}").format(p.name),
-                               Message("load.failed", name=p.name, why=why).render(i18n.current()))
-        return None
-
     def open_program(self, path: str, *, trusted: bool = False) -> None:
         """Run a .py file: restricted, with the trust bar, unless it is trusted."""
         p = Path(path)
-        read = self._read_program(p)
-        if read is None:
+        try:
+            data, source = read_program_bytes(p)
+        except LoadError as exc:
+            self.window.show_error(translate("MainWindow", "Could not open {0}").format(p.name),
+                                   exc.text(i18n.current()))
             return
-        data, source = read
         self.remember(p)
         trusted = trusted or core_trust.is_trusted(p, data)
         console = self._console()
