@@ -234,3 +234,12 @@ def test_value_table_imports_no_qt() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_two_tables_over_the_same_tensor_have_the_same_key() -> None:
+    # the table view keeps its selection and scroll over a re-read when the keys are equal;
+    # a tensor's table holds a new detached view each time, so the key names the caller's object
+    t = torch.arange(12.0).reshape(3, 4)
+    assert ValueTable(t).key == ValueTable(t).key
+    assert ValueTable(t).key != ValueTable(t.clone()).key
+    assert ValueTable(t).key != ValueTable(t, axes=(1, 0)).key

@@ -222,6 +222,10 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     # --- the headlines of runner.ProgramError
     "error.refused": {"en": "Refused: {reason}.", "zh": "已拒绝：{reason}"},
+    "error.uninspectable-why": {
+        "en": "The statement made a value that cannot be inspected; it was undone.",
+        "zh": "这条语句产生了一个无法查看的值，所以它已被撤销。",
+    },
     "error.refused-why": {
         "en": "Lessons and programs can come from other people, so the restricted runner does "
               "not let them import modules, reach Python internals (names starting with '_') "
@@ -1856,11 +1860,15 @@ def _param(value: Any, lang: str) -> Any:
     return value
 
 
+def template(code: str, lang: str = "en") -> str:
+    """The template of ``code`` in ``lang`` (English where the catalog has no such language)."""
+    templates = CATALOG[code]
+    return templates.get(lang, templates["en"])
+
+
 def render(code: str, lang: str = "en", **params: Any) -> str:
     """The text of ``code`` in ``lang`` (English where the catalog has no such language)."""
-    templates = CATALOG[code]
-    template = templates.get(lang, templates["en"])
-    return template.format(**{k: _param(v, lang) for k, v in params.items()})
+    return template(code, lang).format(**{k: _param(v, lang) for k, v in params.items()})
 
 
 def _rebuild(code: str, params: dict[str, Any]) -> Message:

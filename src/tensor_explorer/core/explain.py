@@ -451,8 +451,9 @@ def explain(exc: BaseException, values: _Values | None = None) -> Explanation | 
     read from ``exc``'s traceback where the message alone could mislead (cross-entropy)."""
     message = str(exc)
     values = values or {}
-    if isinstance(exc, NameError | RecursionError | MemoryError):
-        return _python_error(exc, message)
+    found = _python_error(exc, message)  # (NameError, RecursionError, MemoryError)
+    if found is not None:
+        return found
     try:
         found = _cross_entropy(exc, message, values)
     except Exception:  # reading the values must never hide the error itself

@@ -444,16 +444,9 @@ class GraphSession:
         self._signature = None
         self.constants = []
         value = ws.get(selected) if selected is not None else None
-        if isinstance(value, torch.Tensor):
-            # the reason in each language, now: the message must not keep the tensor alive
-            reasons = {lang: ag.no_graph_reason(value, lang) for lang in ("en", "zh")}
-        else:
-            reasons = {}
-        if any(reasons.values()):
-            self.nothing = Notice({lang: reasons.get(lang) or reasons.get("en") or ""
-                                   for lang in LANGUAGES})
-        else:
-            self.nothing = Notice(Message("graph.no-grad-fn"))
+        # (a Message of no parameters: the notice does not keep the tensor alive)
+        reason = ag.no_graph_message(value) if isinstance(value, torch.Tensor) else None
+        self.nothing = Notice(reason or Message("graph.no-grad-fn"))
         self.say(self.nothing)
         self.events.shown.emit(None)
         self.events.changed.emit()

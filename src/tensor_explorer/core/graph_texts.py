@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from .autograd import EdgeGrad, Graph, grad_norm, shape_tuple_text
-from .catalog import CATALOG, Message, render
+from .catalog import Message, render, template  # (template: looked up once per call, not per node)
 from .graph_drawing import NodeText
 from .graph_layout import CollapsedGraph
 
@@ -37,13 +37,6 @@ __all__ = [
     "shape_text",
     "short_values",
 ]
-
-def _template(code: str, lang: str) -> str:
-    """The catalog's template of ``code`` in ``lang``, for filling in many times (one look-up
-    per call, not per node: big graphs have tens of thousands)."""
-    templates = CATALOG[code]
-    return templates.get(lang, templates["en"])
-
 
 MAX_CONSTANTS = 12
 
@@ -202,23 +195,23 @@ def node_texts(
     Linear and cheap per node (templates looked up once, shape texts cached): big graphs
     have tens of thousands of nodes.
     """
-    t_leaf = _template("graph.leaf", lang)
-    t_ops = _template("graph.ops", lang)
-    t_repeat = _template("graph.repeat-ops", lang)
-    t_block = _template("graph.block", lang)
+    t_leaf = template("graph.leaf", lang)
+    t_ops = template("graph.ops", lang)
+    t_repeat = template("graph.repeat-ops", lang)
+    t_block = template("graph.block", lang)
     t_expand = render("graph.click-to-expand", lang)
-    t_root_named = _template("graph.root-named", lang)
+    t_root_named = template("graph.root-named", lang)
     t_root = render("graph.root", lang)
-    t_retained = _template("graph.retained", lang)
+    t_retained = template("graph.retained", lang)
     t_stale = render("graph.stale", lang)
     tip_leaf = render("graph.tip-leaf", lang)
     tip_group = render("graph.tip-chain", lang)
-    tip_repeat = _template("graph.tip-repeat", lang)
+    tip_repeat = template("graph.tip-repeat", lang)
     tip_block = render("graph.tip-block", lang)
     tip_op = render("graph.tip-op", lang)
-    tip_module = _template("graph.tip-module", lang)
-    t_call = _template("graph.call", lang)
-    t_calls = _template("graph.calls", lang)
+    tip_module = template("graph.tip-module", lang)
+    t_call = template("graph.call", lang)
+    t_calls = template("graph.calls", lang)
     meta_cache: dict[tuple[Any, Any], tuple[str, str, str]] = {}
     groups = shown.groups if isinstance(shown, CollapsedGraph) else {}
     infos = shown.info if isinstance(shown, CollapsedGraph) else {}
@@ -374,8 +367,8 @@ def edge_texts(
     edge_map = shown.edge_map if isinstance(shown, CollapsedGraph) else None
     bundles = shown.bundles if isinstance(shown, CollapsedGraph) else {}
     no_grad = "\n" + render("graph.no-grad", lang)
-    t_outputs = _template("graph.outputs", lang)
-    t_out = _template("graph.out", lang)
+    t_outputs = template("graph.outputs", lang)
+    t_out = template("graph.out", lang)
     cache: dict[tuple[Any, ...], str] = {}
     info_of = graph.edge_info
     for key in shown.edges:

@@ -339,13 +339,7 @@ class LessonPlayer:
     def _clear_workspace(self) -> None:
         self._clearing = True
         try:
-            ws = self.workspace
-            clear = getattr(ws, "clear", None)
-            if callable(clear):  # a workspace that can forget values and history at once
-                clear()
-            else:
-                for name in reversed(ws.names()):
-                    del ws[name]
+            self.workspace.clear()
         finally:
             self._clearing = False
 

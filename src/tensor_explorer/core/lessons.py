@@ -79,7 +79,7 @@ import torch
 
 from ..paths import resources_dir
 from . import sandbox, trust
-from .catalog import Message, error_in, text_in
+from .catalog import Message, error_in, message_of, text_in
 from .runner import ProgramError, Runner, compile_program, refused_error, stopped_error
 from .workspace import Workspace, restricted_among_trusted
 
@@ -153,12 +153,11 @@ class LessonError(ValueError):
     @property
     def message(self) -> str:
         """The error's text as a catalog Message (its English as a ``str``)."""
-        arg = self.args[0] if len(self.args) == 1 else None
-        return arg if isinstance(arg, str) else str(self)
+        return message_of(self)
 
     def text(self, lang: str = "en") -> str:
         """The message in ``lang`` ("en" or "zh")."""
-        return text_in(self.message, lang)
+        return error_in(self, lang)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_lesson_error, (self.reason, self.path, self.line))
@@ -796,13 +795,6 @@ def _error_text(step: Step, error: ProgramError) -> str | dict[str, str]:
 
 #: the check of a step's own error (a step without expect-error must run without one)
 CODE_RUNS = Message("checker.code-runs")
-
-
-def _found(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """What a check found, as :class:`Check` keeps it: the English, and the other languages
-    where they differ (``text``: a catalog Message, or words said as written)."""
-    return str(text), tuple((lang, text_in(text, lang)) for lang in LANGUAGES
-                            if lang != "en" and text_in(text, lang) != str(text))
 
 
 def _message(exc: Exception, lang: str) -> str:

@@ -40,7 +40,7 @@ from typing import IO, Any, Protocol
 import numpy as np
 import torch
 
-from .catalog import LANGUAGES, Message, text_in
+from .catalog import LANGUAGES, Message, error_in, message_of
 from .sysmem import memory_limit
 
 MAGIC = b"\x93NUMPY"
@@ -76,12 +76,11 @@ class LoadError(ValueError):
     def message(self) -> str:
         """The error's text: a catalog Message when it was raised with one (its English as a
         ``str``), else the plain text."""
-        arg = self.args[0] if len(self.args) == 1 else None
-        return arg if isinstance(arg, str) else str(self)
+        return message_of(self)
 
     def text(self, lang: str = "en") -> str:
         """The message in ``lang`` ("en" or "zh"); plain text as it is."""
-        return text_in(self.message, lang)
+        return error_in(self, lang)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 from . import sandbox
-from .catalog import Message, render, text_in
+from .catalog import Message, message_of, render, text_in
 from .explain import explain, explain_warning
 
 __all__ = ["Binding", "Controller", "Outcome", "Program", "ProgramError", "Runner", "Statement"]
@@ -552,10 +552,10 @@ def stopped_error(
 def device_error(exc: ValueError) -> ProgramError:
     """The error for a device name :func:`~tensor_explorer.core.devices.check_device`
     refused (its ``args[0]`` a catalog Message: ``device.*``)."""
-    reason = exc.args[0] if exc.args else str(exc)
+    reason = message_of(exc)
     code = "error.device" if isinstance(reason, Message) else "error.device-other"
     return ProgramError(
-        Message(code, reason=reason if isinstance(reason, Message) else str(exc)),
+        Message(code, reason=reason),
         kind="device",
         error_type="ValueError",
         torch_message=str(exc),
@@ -971,8 +971,7 @@ class Runner:
             raise ProgramError(
                 f"{type(exc).__name__}: {exc}", line=stmt.line, source_line=stmt.source,
                 kind="error", error_type=type(exc).__name__,
-                explanation="The statement made a value that cannot be inspected; it was "
-                            "undone.",
+                explanation=Message("error.uninspectable-why"),
                 notes=(_failed_note(failed),) if failed else ()) from None
         result = None
         if stmt.is_expression and value is not None:

@@ -157,12 +157,11 @@ def refuse(reason: str | Message, /, **params: Any) -> Refused:
     ``NameError`` that an outer ``except Exception`` catches). The message gets
     :data:`TRUST_HINT` at its end.
     """
-    text = advised(reason if isinstance(reason, Message) else Message(reason, **params))
-    exc = Refused(text)
+    exc = Refused(_reason(reason, params))
     refusals = getattr(_state, "refusals", None)
     if refusals is None:
         refusals = _state.refusals = []
-    refusals.append(text)
+    refusals.append(exc.text)
     return exc
 
 
@@ -1386,8 +1385,12 @@ def safe_pow(base: Any, exp: Any, mod: Any = None) -> Any:
 def _refuse(node: ast.AST, reason: str | Message, /, **params: Any) -> Refused:
     """A :class:`Refused` of the static check, at ``node``'s line: ``reason`` a catalog code
     with its ``params``, or a Message made already."""
-    text = reason if isinstance(reason, Message) else Message(reason, **params)
-    return Refused(text, getattr(node, "lineno", None))
+    return Refused(_reason(reason, params), getattr(node, "lineno", None))
+
+
+def _reason(reason: str | Message, params: dict[str, Any]) -> Message:
+    """A refusal's words: a catalog code with its ``params``, or a Message made already."""
+    return reason if isinstance(reason, Message) else Message(reason, **params)
 
 
 def _name_ok(node: ast.AST, name: str | None) -> None:

@@ -17,7 +17,6 @@ negative indices as in Python).
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from collections import OrderedDict
@@ -144,49 +143,25 @@ class ValueTable:
                  index: dict[int, int] | None = None, part: str = "magnitude", *,
                  block_rows: int = BLOCK_ROWS, block_cols: int = BLOCK_COLS,
                  max_blocks: int = MAX_BLOCKS, column_sample: int = COLUMN_SAMPLE) -> None:
-        preview.check_showable(value)
-        if isinstance(value, torch.Tensor):
-            value = value.detach()  # a view: no autograd nodes for the slicing below
-        elif isinstance(value, np.generic):
-            value = np.asarray(value)
-        self.value = value
-        shape = tuple(int(n) for n in value.shape)
-        ndim = len(shape)
-        axes_t = tuple(int(a) for a in (preview.default_axes(ndim) if axes is None else axes))
-        axes_t = tuple(a + ndim if a < 0 else a for a in axes_t)
-        if len(axes_t) > 2 or len(set(axes_t)) != len(axes_t) or any(
-                not 0 <= a < ndim for a in axes_t):
-            raise ValueError(f"axes {axes_t} do not fit shape {list(shape)}: give up to two "
-                             "distinct axes")
-        if part not in preview.PARTS:
-            raise ValueError(f"part must be one of {', '.join(preview.PARTS)}, not {part!r}")
-        given = dict(index or {})
-        fixed: dict[int, int] = {}
-        for a in range(ndim):
-            if a not in axes_t:
-                i = int(given.get(a, given.get(a - ndim, 0)))
-                if not -shape[a] <= i < shape[a]:
-                    raise ValueError(f"index {i} is out of range for axis {a} of size "
-                                     f"{shape[a]}")
-                fixed[a] = i % shape[a]
-        key = tuple(fixed[a] if a in fixed else slice(None) for a in range(ndim))
-        sub: Any = value[key] if ndim else value  # a view: nothing is read yet
-        if len(axes_t) == 2 and axes_t[0] > axes_t[1]:
+        pv = preview.plane_view(value, axes, index, part)  # (its checks and errors)
+        sub: Any = pv.view  # a view: nothing is read yet
+        if pv.transposed:
             sub = sub.T
-        elif len(axes_t) == 1:
+        elif len(pv.axes) == 1:
             sub = sub[:, None]
-        elif not axes_t:
+        elif not pv.axes:
             sub = sub[None, None]
         self._grid = sub
-        self.shape = shape
-        self.axes = axes_t
-        self.index = fixed
+        self.shape = pv.shape
+        self.axes = pv.axes
+        self.index = pv.index
         self.part = part
-        self.dtype = str(value.dtype)
-        self.kind = preview.dtype_kind(value.dtype)
+        self.dtype = pv.dtype
+        self.kind = pv.kind
         self.rows, self.cols = int(sub.shape[0]), int(sub.shape[1])
-        #: equal for two tables over the same plane of the same object (a re-read, not a move)
-        self.key = (id(value), shape, axes_t, tuple(sorted(fixed.items())), part)
+        #: equal for two tables over the same plane of the same object (a re-read, not a move;
+        #: the caller's object: a tensor's detached view is new each time)
+        self.key = (id(value), pv.shape, pv.axes, tuple(sorted(pv.index.items())), part)
         self._br, self._bc = max(1, int(block_rows)), max(1, int(block_cols))
         self._max_blocks = max(1, int(max_blocks))
         self._blocks: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
@@ -303,21 +278,8 @@ class ValueTable:
     def part_value(self, row: int, col: int) -> float:
         """The number drawn for cell ``(row, col)``: the ``part`` of a complex element (as
         :func:`.preview.slice_plane` draws it), else the element as a float."""
-        x = self.cell(row, col)
-        if self.kind in ("datetime", "timedelta"):  # their integers; NaT as NaN
-            return float("nan") if np.isnat(x) else float(x.astype(np.int64))
-        if self.kind == "text":
-            return 0.0
-        if self.kind != "complex":
-            return float(x)
-        z = complex(x)
-        if self.part == "real":
-            return z.real
-        if self.part == "imag":
-            return z.imag
-        if self.part == "phase":
-            return math.atan2(z.imag, z.real)
-        return abs(z)
+        return float(preview.display_numbers(np.asarray(self.cell(row, col)), self.kind,
+                                             self.part))
 
     def flag(self, row: int, col: int) -> str | None:
         """``"nan"``, ``"posinf"`` or ``"neginf"`` when the cell (its ``part``, for complex
