@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from .preview import WORD_KINDS, dtype_kind, word_text
+
 #: elements above which a copied value is a summary (torch prints a summary from 1000 on)
 SUMMARY_LIMIT = 1000
 
@@ -108,8 +110,6 @@ def _cell(x: Any, *, python: bool) -> str:
 def _rows(cells: np.ndarray) -> list[list[str]]:
     """A 2-d block's cells as text: dates (``2024-01-31T12:00``), durations, strings and
     ``NaT`` as the table shows them; numbers exact."""
-    from .preview import WORD_KINDS, dtype_kind, word_text
-
     a = np.asarray(cells)
     kind = dtype_kind(a.dtype)
     if kind in WORD_KINDS:

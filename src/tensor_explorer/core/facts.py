@@ -7,7 +7,6 @@ them with confidence. The result is a plain dataclass; ``to_dict()`` is JSON-saf
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -164,12 +163,8 @@ def _byte_order(dtype: np.dtype) -> str:
 def _describe_array(a: np.ndarray) -> TensorFacts:
     itemsize = int(a.itemsize)
     notes: list[str] = []
-    stride: list[int] = []
-    for s in a.strides:
-        if itemsize and s % itemsize == 0:
-            stride.append(s // itemsize)
-        else:
-            stride.append(math.floor(s / itemsize) if itemsize else 0)
+    # in elements, floored where a record's field steps over the others (a note says so)
+    stride = [s // itemsize if itemsize else 0 for s in a.strides]
     if itemsize and any(s % itemsize for s in a.strides):
         notes.append(Message("facts.note-byte-strides", strides=str(tuple(a.strides)),
                              itemsize=itemsize))

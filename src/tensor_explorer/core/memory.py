@@ -65,6 +65,7 @@ import numpy as np
 import torch
 
 from .catalog import Message, render
+from .loading import map_info_of
 
 __all__ = [
     "Allocation",
@@ -245,8 +246,6 @@ def _array_layout(a: np.ndarray) -> _Layout:
         lo, hi = np.lib.array_utils.byte_bounds(last_array)
         start, nbytes = int(lo), int(hi - lo)
     if a.size and not isinstance(owner, np.ndarray | torch.Tensor):
-        from .loading import map_info_of
-
         mapped = map_info_of(a)
         if mapped is not None and start <= mapped.start <= ptr:
             # a memory-mapped file: its allocation is the array the file holds, not the

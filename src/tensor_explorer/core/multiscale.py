@@ -38,6 +38,7 @@ from .preview import (
     Value,
     chunk_to_numpy,
     display_numbers,
+    dtype_kind,
     plane_view,
 )
 from .stats import Cancelled, stats_pool, stats_workers
@@ -156,8 +157,6 @@ def summarise_view(
     """:class:`BlockSummary` of a 2-D tensor or array ``view`` (any strides, any device, a
     memory map) with blocks of ``steps`` (rows, columns). It is read ``chunk`` elements at a
     time; ``progress(fraction)`` follows, ``cancel() -> True`` raises :class:`Cancelled`."""
-    from .preview import dtype_kind
-
     if view.ndim != 2:
         raise ValueError(f"a block summary needs a 2-D plane, not {view.ndim}-D")
     if isinstance(view, torch.Tensor):
