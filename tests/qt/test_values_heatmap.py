@@ -160,6 +160,12 @@ def test_preview_cells_show_their_blocks_extremes(panel: ValuesPanel, qtbot: QtB
     QtCore.QCoreApplication.processEvents()
     text = _hover(panel, qtbot, 10, 20)
     assert text.startswith("[10, 20] = 0") and "block [10–19, 20–29]: 0 to 100" in text
+    # said again after new words or a new look, the block included (the pointer is still)
+    panel.retranslate()
+    assert panel.hover.text() == text
+    theme.state().apply("dark")
+    assert panel.hover.text() == text
+    theme.state().apply("light")
 
 
 def test_colour_range_modes(panel: ValuesPanel, qtbot: QtBot) -> None:

@@ -75,6 +75,14 @@ class HoveredCell(QtCore.QObject):
             panel.hover.setText(more if detail_cell is not None or panel.heatmap.in_mid()
                                 else f"{panel.hover.text()}   · {more}")
 
+    def describe_again(self) -> None:
+        """Say again what is hovered (new words or look): on the heatmap what is under the
+        pointer, block or exact element included; elsewhere the hovered cell."""
+        if self.panel.current_view() == "heatmap" and self.heat_pos is not None:
+            self.again()
+        else:
+            self.show(self.cell)
+
     def again(self) -> None:
         """Describe what is under the pointer on the heatmap now (a finer level arrived); the
         pointer has not moved."""

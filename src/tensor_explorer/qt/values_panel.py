@@ -214,7 +214,7 @@ class ValuesPanel(QtWidgets.QWidget):
             self.status_line.refuse(self.status_line.refusal)
         elif plane is not None and self._view != "message":
             self.status.setText(self._status_text(plane))
-        self.hovered.show(self.hovered.cell)
+        self.hovered.describe_again()
 
     # ------------------------------------------------------------------ public API
 
@@ -525,7 +525,8 @@ class ValuesPanel(QtWidgets.QWidget):
                 self.table.setCurrentIndex(self.model.index(current.row(), current.column()))
             self.table.horizontalScrollBar().setValue(scroll[0])
             self.table.verticalScrollBar().setValue(scroll[1])
-        self.hovered.show(hover)
+        self.hovered.cell = hover
+        self.hovered.describe_again()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self._cancel_task()
