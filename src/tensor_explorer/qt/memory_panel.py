@@ -52,9 +52,8 @@ from .memory_relations import FETCH_ROWS, RelationModel, RelationTable, Slices
 from .memory_view import LaneItem, Palette, palette_for
 from .workers import Task
 
-__all__ = ["INFO_LINES", "KIND_ORDER", "MemoryPanel"]
+__all__ = ["INFO_LINES", "MemoryPanel"]
 
-KIND_ORDER = ("alias", "contains", "overlap", "same-storage")
 
 
 class _View(QtWidgets.QGraphicsView):

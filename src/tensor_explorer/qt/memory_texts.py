@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
+from ..core.autograd import shape_tuple_text
 from ..core.memory_drawing import LaneModel, MemoryModel, StripModel, WriteMarks, human_bytes
 
 translate = QCoreApplication.translate
@@ -96,19 +97,15 @@ def strip_title(strip: StripModel) -> str:
     return title
 
 
-def _tuple(numbers: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(n) for n in numbers) + ("," if len(numbers) == 1 else "") + ")"
-
-
 def lane_detail(lane: LaneModel, marks: WriteMarks) -> str:
     """A value's detail line: kind, dtype, shape, stride, offset, version, ×N."""
     kind = (translate("MemoryPanel", "tensor") if lane.kind == "tensor"
             else translate("MemoryPanel", "NumPy array"))
-    parts = [f"{kind} {lane.dtype} {_tuple(lane.shape)}"]
+    parts = [f"{kind} {lane.dtype} {shape_tuple_text(lane.shape)}"]
     if lane.device != "cpu":
         parts.append(lane.device)
     if lane.stride or lane.shape:
-        parts.append(translate("MemoryPanel", "stride {0}").format(_tuple(lane.stride)))
+        parts.append(translate("MemoryPanel", "stride {0}").format(shape_tuple_text(lane.stride)))
     parts.append(translate("MemoryPanel", "offset {0}").format(lane.offset))
     if lane.version is not None:
         before = marks.version_up.get(lane.name)

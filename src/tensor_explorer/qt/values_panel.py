@@ -92,7 +92,6 @@ class ValuesPanel(QtWidgets.QWidget):
         self.rows_label, self.row_axis_box = self.bar.rows_label, self.bar.row_axis_box
         self.cols_label, self.col_axis_box = self.bar.cols_label, self.bar.col_axis_box
         self.controls, self.slider_box = self.bar.flow, self.bar.slider_box
-        self.slider_grid = self.bar.slider_grid
 
         self.stack = QtWidgets.QStackedWidget()
         self.message = QtWidgets.QLabel()
@@ -177,11 +176,6 @@ class ValuesPanel(QtWidgets.QWidget):
     @property
     def _slider_labels(self) -> dict[int, QtWidgets.QLabel]:
         return self.bar.slider_labels
-
-    @property
-    def cell_labels(self) -> list[pg.TextItem]:
-        """The heatmap's cell numbers (shown or hidden)."""
-        return self.labels.items
 
     def _set_texts(self) -> None:
         """The static texts (labels, combo-box items, tool tips) in the current language."""

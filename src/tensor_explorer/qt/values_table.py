@@ -105,16 +105,6 @@ class ValuesTableModel(QtCore.QAbstractTableModel):
             return 0
         return min(self.table.cols, MAX_SECTIONS)
 
-    def cell(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> tuple[int, ...]:
-        """The plane cell of a model index: ``()``, ``(row,)`` or ``(row, column)``."""
-        nd = self.table.ndim if self.table is not None else 0
-        return ((), (index.row(),), (index.row(), index.column()))[nd]
-
-    def original_index(self, row: int, column: int) -> tuple[int, ...]:
-        """The index into the whole value of cell ``(row, column)``."""
-        assert self.table is not None
-        return self.table.original_index(row, column)
-
     # -- content
     def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
              role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
@@ -285,16 +275,17 @@ class TableTools(QtCore.QObject):
     @QtCore.Slot(QtCore.QPoint)
     def _menu(self, pos: QtCore.QPoint) -> None:
         table = self.panel.table
-        menu = QtWidgets.QMenu(table)
-        menu.addAction(self.go_action)
-        menu.addSeparator()
+        if self.menu is None:  # made once: a new one per right-click would pile up
+            self.menu = QtWidgets.QMenu(table)
+            self.menu.addAction(self.go_action)
+            self.menu.addSeparator()
+            for action in self.copy_actions.values():
+                self.menu.addAction(action)
         has_selection = table.selectionModel() is not None and (
             table.selectionModel().hasSelection())
         for action in self.copy_actions.values():
             action.setEnabled(has_selection)
-            menu.addAction(action)
-        self.menu = menu
-        menu.popup(table.viewport().mapToGlobal(pos))
+        self.menu.popup(table.viewport().mapToGlobal(pos))
 
     @QtCore.Slot()
     def open_go_to(self) -> None:
