@@ -212,6 +212,7 @@ def test_deferred_work_runs_one_slice_a_turn_in_turns(qtbot: QtBot) -> None:
 
     a, b = job("a"), job("b")
     slices.want(a)
+    t0 = time.perf_counter()  # every deadline lies after this: a duration would not
     slices.want(b)
     slices.want(a)  # asked again before it ran: still one job
     slices._run()
@@ -227,7 +228,7 @@ def test_deferred_work_runs_one_slice_a_turn_in_turns(qtbot: QtBot) -> None:
     assert ran == ["a", "b", "a", "b", "a"]
     # each job is handed the end of its own slice (a deadline, not a duration: no timing here)
     assert len(deadlines) == 5 and all(isinstance(d, float) for d in deadlines)
-    assert deadlines == sorted(deadlines)
+    assert deadlines == sorted(deadlines) and all(d > t0 for d in deadlines)
 
 
 def test_one_scheduler_for_the_panels_deferred_work(qtbot: QtBot) -> None:

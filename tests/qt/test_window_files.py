@@ -104,12 +104,18 @@ def test_what_opening_noted_is_said_under_the_output(
         assert all(re.search(r"[\u4e00-\u9fff]", s) for s in said), said
 
 
+def _slow_program(tmp_path: Path) -> Path:
+    """A program that runs long enough to be running when the next file is asked for."""
+    prog = tmp_path / "slow.py"
+    prog.write_text("total = 0\nfor i in range(300_000):\n    total += i\n", encoding="utf-8")
+    return prog
+
+
 def test_an_array_opened_while_a_program_runs_opens_after_it(
         qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path) -> None:
     # `tensor-explorer work.py data.npy` (or a drop of both): the array used to fail with
     # "a program is running in this workspace" when the program was still running.
-    prog = tmp_path / "slow.py"
-    prog.write_text("total = 0\nfor i in range(300_000):\n    total += i\n", encoding="utf-8")
+    prog = _slow_program(tmp_path)
     np.save(tmp_path / "data.npy", np.arange(3.0))
     win = make_window()
     win.last_error = None
@@ -120,12 +126,6 @@ def test_an_array_opened_while_a_program_runs_opens_after_it(
     assert win.workspace["total"] == sum(range(300_000))
     np.testing.assert_array_equal(win.workspace["data"], np.arange(3.0))
     assert win.last_error is None and win.files.waiting == []
-
-
-def _slow_program(tmp_path: Path) -> Path:
-    prog = tmp_path / "slow.py"
-    prog.write_text("total = 0\nfor i in range(300_000):\n    total += i\n", encoding="utf-8")
-    return prog
 
 
 def test_a_file_waiting_for_a_program_is_not_opened_once_the_window_closes(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtWidgets
 
-from ..core import preview
+from ..core import preview, values_view
 from .flow_layout import FlowLayout, together
 
 if TYPE_CHECKING:
@@ -47,13 +47,13 @@ class ValuesControls(QtCore.QObject):
         self.slider_labels: dict[int, QtWidgets.QLabel] = {}
         self.slider_names: dict[int, QtWidgets.QLabel] = {}
         self.mode_box = QtWidgets.QComboBox()
-        for mode in ("auto", "table"):
+        for mode in values_view.MODES:
             self.mode_box.addItem("", mode)  # texts: set_texts
         self.mode_box.currentIndexChanged.connect(
             lambda i: panel.set_mode(self.mode_box.itemData(i)))
         self.part_label = QtWidgets.QLabel()
         self.part_box = QtWidgets.QComboBox()
-        for part in ("magnitude", "phase", "real", "imag"):
+        for part in preview.PARTS:
             self.part_box.addItem("", part)
         self.part_box.currentIndexChanged.connect(
             lambda i: panel.set_part(self.part_box.itemData(i)))

@@ -27,7 +27,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..core import preview, value_table
+from ..core import preview, value_table, values_view
 from ..core.preview import Plane
 from ..core.value_table import ValueTable
 from ..core.values_view import ValuesChoice
@@ -276,7 +276,7 @@ class ValuesPanel(QtWidgets.QWidget):
         """``"auto"`` (number, plot or heatmap by rank) or ``"table"``."""
         self.choice.set_mode(mode)
         with QtCore.QSignalBlocker(self.mode_box):
-            self.mode_box.setCurrentIndex(0 if mode == "auto" else 1)
+            self.mode_box.setCurrentIndex(values_view.MODES.index(mode))
         if self._plane is not None:
             self._draw(self._plane)
 
