@@ -41,11 +41,11 @@ import numpy as np
 import torch
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from tensor_explorer.core.memory_drawing import compute_model
 from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt.bridge import WorkspaceBridge
 from tensor_explorer.qt.gc_guard import install as install_gc_guard
 from tensor_explorer.qt.memory_panel import MemoryPanel
-from tensor_explorer.qt.memory_view import compute_model
 from tensor_explorer.qt.screenshot import settle
 
 

@@ -3,7 +3,7 @@
 :mod:`tensor_explorer.core.memory_drawing` (:func:`~tensor_explorer.core.memory_drawing.
 compute_model`, :class:`~tensor_explorer.core.memory_drawing.StripGeometry`). Both items paint
 themselves and only what lies in the exposed rectangle; text is painted as text, so SVG exports
-keep it. The model's names are re-exported here for the panel and older imports.
+keep it.
 """
 
 from __future__ import annotations
@@ -15,40 +15,10 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..core.memory_drawing import (
-    EAGER_CELLS,
-    MAX_CELLS,
-    SMALL_NUMEL,
-    YIELD_EVERY,
-    LaneModel,
-    MemoryModel,
-    StripGeometry,
-    StripModel,
-    compute_model,
-    format_number,
-    human_bytes,
-    yielding,
-)
+from ..core.memory_drawing import LaneModel, StripGeometry, StripModel, human_bytes
 from . import theme
 
-__all__ = [
-    "EAGER_CELLS",
-    "MAX_CELLS",
-    "SMALL_NUMEL",
-    "YIELD_EVERY",
-    "BytesItem",
-    "LaneItem",
-    "LaneModel",
-    "MemoryModel",
-    "Palette",
-    "StripGeometry",
-    "StripModel",
-    "compute_model",
-    "format_number",
-    "human_bytes",
-    "palette_for",
-    "yielding",
-]
+__all__ = ["BytesItem", "LaneItem", "Palette", "palette_for"]
 
 
 @dataclass

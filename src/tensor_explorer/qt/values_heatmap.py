@@ -193,7 +193,7 @@ class MultiscaleHeatmap(QtCore.QObject):
             self.levels_box.setCurrentIndex(LEVEL_MODES.index(mode))
         if self.plane is not None and self._panel.current_view() == "heatmap":
             self.paint()
-            self._panel._labels_timer.start()
+            self._panel.labels.timer.start()
 
     def exact_range(self) -> tuple[float, float] | None:
         """The plane's finite (min, max): exact once the summary is in (or when the preview is
@@ -474,8 +474,7 @@ class MultiscaleHeatmap(QtCore.QObject):
             self.detail = None
             self.detail_image.hide()
             self.detail_overlay.hide()
-            self._panel._labels_timer.start()
-            self.detail_shown.emit()
+            self.detail_shown.emit()  # (the panel relabels the cells)
 
     @QtCore.Slot(object)
     def _on_detail(self, plane: object) -> None:
@@ -486,8 +485,7 @@ class MultiscaleHeatmap(QtCore.QObject):
         self.detail = plane
         if self._panel.current_view() == "heatmap":
             self._paint_detail(*self.levels())
-        self._panel._labels_timer.start()
-        self.detail_shown.emit()
+        self.detail_shown.emit()  # (the panel relabels the cells)
 
     @QtCore.Slot(str)
     def _on_detail_failed(self, _message: str) -> None:

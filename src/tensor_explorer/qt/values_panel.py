@@ -148,7 +148,6 @@ class ValuesPanel(QtWidgets.QWidget):
         self.colorbar.setImageItem(self.image, insert_in=self.heat_item)
         # each cell's number, drawn when few cells are in view and they are large enough
         self.labels = CellLabels(self)
-        self._labels_timer = self.labels.timer
         # levels of detail (block summary, full-resolution region) and the colour range
         self.heatmap = MultiscaleHeatmap(self)
         self.heatmap.summary_shown.connect(self._on_heat_refined)
@@ -194,8 +193,8 @@ class ValuesPanel(QtWidgets.QWidget):
         self.bar.retranslate(value)
         if value is None:
             self.message.setText(self.tr("No value selected."))
-        elif self._view == "message":
-            self._say_why_not_shown(value)
+        elif self._view == "message" and (why := _why_not_shown(value)) is not None:
+            self.message.setText(why)  # said again in the language now installed
         plane = self._plane
         if plane is not None:
             if self._view == "scalar":
@@ -232,14 +231,12 @@ class ValuesPanel(QtWidgets.QWidget):
             self._show_message(self.tr("No value selected."))
             self.title.setText("")
             return
-        try:
-            preview.check_showable(value)
-        except preview.PreviewError as exc:
-            self.title.setText(title_text(name, value))
-            self.bar.set_value(None, choice.axes)
-            self._show_message(preview_error_text(exc))
-            return
         self.title.setText(title_text(name, value))
+        why = _why_not_shown(value)
+        if why is not None:
+            self.bar.set_value(None, choice.axes)
+            self._show_message(why)
+            return
         choice.axes = preview.default_axes(value.ndim)
         self.bar.set_value(value, choice.axes)
         self._request_plane()
@@ -247,10 +244,9 @@ class ValuesPanel(QtWidgets.QWidget):
     def refresh(self) -> None:
         """Read the current value again (after it was changed in place elsewhere)."""
         if self.choice.value is not None and self.choice.axes is not None:
-            try:
-                preview.check_showable(self.choice.value)
-            except preview.PreviewError as exc:
-                self._show_message(preview_error_text(exc))
+            why = _why_not_shown(self.choice.value)
+            if why is not None:
+                self._show_message(why)
                 return
             self._request_plane()
 
@@ -386,15 +382,6 @@ class ValuesPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ drawing
 
-    @QtCore.Slot(str)
-    def _say_why_not_shown(self, value: Any) -> None:
-        """Say again, in the language now installed, why ``value`` is not drawn (a meta tensor,
-        a record, an empty value: what :func:`preview.check_showable` refuses)."""
-        try:
-            preview.check_showable(value)
-        except preview.PreviewError as exc:
-            self.message.setText(preview_error_text(exc))
-
     def _show_message(self, text: str) -> None:
         self._plane = None
         self.message.setText(text)
@@ -434,7 +421,7 @@ class ValuesPanel(QtWidgets.QWidget):
         rect = self.heatmap.show(plane)  # preview, block summary, region, colour bar
         self._label_axes(plane)
         self.heat_item.getViewBox().setRange(rect, padding=0)
-        self._labels_timer.start()
+        self.labels.timer.start()
 
     @QtCore.Slot()
     def _on_heat_refined(self) -> None:
@@ -444,7 +431,7 @@ class ValuesPanel(QtWidgets.QWidget):
             return
         if not self.planes.busy() and self.status_line.refusal is None:
             self.status.setText(self._status_text(plane))
-        self._labels_timer.start()
+        self.labels.timer.start()
         self.hovered.again()  # the pointer has not moved: what is under it now
 
     def shown_cell_labels(self) -> dict[tuple[int, int], str]:
@@ -559,3 +546,12 @@ class IndexAxis(pg.AxisItem):
                 levels.append(whole)
         return levels
 
+
+def _why_not_shown(value: Any) -> str | None:
+    """Why ``value`` is not drawn at all (a meta tensor, a record, an empty value: what
+    :func:`preview.check_showable` refuses), in the window's language; None when it can be."""
+    try:
+        preview.check_showable(value)
+    except preview.PreviewError as exc:
+        return preview_error_text(exc)
+    return None
