@@ -207,3 +207,14 @@ def test_a_region_is_summarised_from_its_own_corner(transpose: bool) -> None:
             assert s.nan[i, j] == np.isnan(block).sum()
             assert s.neginf[i, j] == np.isneginf(block).sum()
     assert (s.nan_count, s.neginf_count) == (np.isnan(part).sum(), np.isneginf(part).sum())
+
+
+def test_a_region_is_checked_as_slice_plane_checks_it() -> None:
+    a = np.arange(50 * 60, dtype=np.float32).reshape(50, 60)
+    for bad in ([(0, 100), (0, 5)], [(30, 10), (0, 5)], [(0, 5)]):
+        with pytest.raises(ValueError, match="region"):
+            multiscale.summarise(a, (2, 2), region=bad)
+        with pytest.raises(ValueError, match="region"):
+            preview.slice_plane(a, region=bad)
+    s = multiscale.summarise(a, (2, 2), region=[(10, 20), (4, 10)])
+    assert s.size == (10, 6)

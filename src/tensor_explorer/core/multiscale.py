@@ -291,9 +291,8 @@ def summarise(
         raise ValueError("a block summary needs a 2-D plane")
     st = (int(steps[0]), int(steps[1]))
     view = pv.view
-    if region is not None:  # displayed rows and columns: the view's own order when transposed
-        (r0, r1), (c0, c1) = region
-        view = view[c0:c1, r0:r1] if pv.transposed else view[r0:r1, c0:c1]
+    if region is not None:  # displayed rows and columns, checked like slice_plane's
+        view, _origin = pv.region(region)
     if pv.transposed:
         st = (st[1], st[0])
     s = summarise_view(view, st, kind=pv.kind, part=part, progress=progress, cancel=cancel,

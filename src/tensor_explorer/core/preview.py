@@ -500,6 +500,22 @@ class PlaneView:
     def transposed(self) -> bool:
         return len(self.axes) == 2 and self.axes[0] > self.axes[1]
 
+    def region(self, region: Sequence[tuple[int, int]]) -> tuple[Any, tuple[int, ...]]:
+        """The part of :attr:`view` in ``region`` (one ``(start, stop)`` per displayed axis,
+        in displayed order; the view's own order when transposed) and its origin (the
+        starts); ``ValueError`` when it does not fit the plane."""
+        if len(region) != len(self.axes):
+            raise ValueError(f"region {list(region)} needs one (start, stop) per displayed axis")
+        full = [self.shape[a] for a in self.axes]
+        bounds = [(int(a), int(b)) for a, b in region]
+        for (a, b), n in zip(bounds, full, strict=True):
+            if not 0 <= a < b <= n:
+                raise ValueError(f"region {bounds} does not fit the plane's size {full}")
+        origin = tuple(a for a, _ in bounds)
+        if self.transposed:
+            bounds = bounds[::-1]
+        return self.view[tuple(slice(a, b) for a, b in bounds)], origin
+
 
 def plane_view(
     value: Value,
@@ -564,17 +580,7 @@ def slice_plane(
     sub = pv.view
     origin: tuple[int, ...] = ()
     if region is not None:
-        if len(region) != len(pv.axes):
-            raise ValueError(f"region {list(region)} needs one (start, stop) per displayed axis")
-        full = [pv.shape[a] for a in pv.axes]
-        bounds = [(int(a), int(b)) for a, b in region]
-        for (a, b), n in zip(bounds, full, strict=True):
-            if not 0 <= a < b <= n:
-                raise ValueError(f"region {bounds} does not fit the plane's size {full}")
-        origin = tuple(a for a, _ in bounds)
-        if pv.transposed:
-            bounds = bounds[::-1]
-        sub = sub[tuple(slice(a, b) for a, b in bounds)]
+        sub, origin = pv.region(region)
     sample = downsample(sub, max_cells, progress, cancel)
     raw = sample.values
     steps = sample.steps
