@@ -68,6 +68,7 @@ from .catalog import Message, render
 from .loading import map_info_of
 
 __all__ = [
+    "allocation_groups",
     "Allocation",
     "ByteSet",
     "Job",
@@ -1585,31 +1586,21 @@ def relation(
     return _start(_pair_job(_Side(la), _Side(lb), None, None, False), None, None, budget)
 
 
-def _allocation_groups(layouts: Mapping[str, _Layout]) -> list[list[str]]:
-    """Names grouped by allocation (keys, then intersecting address ranges, per device),
-    groups in the order of their first name, names in the mapping's order."""
-    order = {name: i for i, name in enumerate(layouts)}
-    groups: list[list[str]] = []
-    by_device: dict[str, list[tuple[int, int, str]]] = {}
-    for name, lay in layouts.items():
-        if lay.alloc.key is None:
+def allocation_groups(allocs: Mapping[str, Allocation]) -> list[list[str]]:
+    """Names whose allocations intersect (:func:`intersecting_groups` of their address
+    ranges, per device; values with no memory are left out), each group in the mapping's
+    order, groups in the order of their first name: what one strip of the memory panel and
+    one relation check cover."""
+    order = {name: i for i, name in enumerate(allocs)}
+    by_device: dict[str, list[tuple[tuple[int, int], str]]] = {}
+    for name, alloc in allocs.items():
+        if alloc.key is None or alloc.start is None:
             continue
-        start = lay.alloc.start or 0
-        by_device.setdefault(lay.alloc.device, []).append(
-            (start, start + max(lay.alloc.nbytes, 1), name)
-        )
-    for ranges in by_device.values():
-        ranges.sort()
-        reach = -1
-        for start, end, name in ranges:
-            if start < reach:
-                groups[-1].append(name)
-                reach = max(reach, end)
-            else:
-                groups.append([name])
-                reach = end
-    for group in groups:
-        group.sort(key=order.__getitem__)
+        span = (alloc.start, alloc.start + max(alloc.nbytes, 1))
+        by_device.setdefault(alloc.device, []).append((span, name))
+    groups = [sorted((items[i][1] for i in members), key=order.__getitem__)
+              for items in by_device.values()
+              for members in intersecting_groups([span for span, _ in items])]
     return sorted(groups, key=lambda g: order[g[0]])
 
 
@@ -1628,7 +1619,7 @@ def iter_relations(
     With a ``budget`` (work units per pair), a pair whose count runs past it comes out as a
     :class:`PendingRelation` (in the order ``(a, b)`` of the values) instead of blocking."""
     layouts = {name: _layout(v) for name, v in values.items()}
-    for group in _allocation_groups(layouts):
+    for group in allocation_groups({n: lay.alloc for n, lay in layouts.items()}):
         sides = {n: _Side(layouts[n]) for n in group}
         for na, nb in combinations(group, 2):
             yield _relate_pair(sides[na], sides[nb], na, nb, budget)
@@ -1641,8 +1632,8 @@ class Relations(Sequence[Relation]):
     before any is computed (every two values in one allocation are a pair)."""
 
     def __init__(self, values: Mapping[str, torch.Tensor | np.ndarray]) -> None:
-        layouts = {name: _layout(v) for name, v in values.items()}
-        self.pairs = sum(len(g) * (len(g) - 1) // 2 for g in _allocation_groups(layouts))
+        groups = allocation_groups({name: _layout(v).alloc for name, v in values.items()})
+        self.pairs = sum(len(g) * (len(g) - 1) // 2 for g in groups)
         self._source: Iterator[Relation | PendingRelation] = iter_relations(values)
         self._got: list[Relation] = []
         self._done = self.pairs == 0

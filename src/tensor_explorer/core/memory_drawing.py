@@ -397,17 +397,8 @@ def compute_model(
             colour=order[name], numel=int(math.prod(v.shape)), why=whys.get(name),
         )
     # group values into strips: intersecting address ranges, per device (as relations_among)
-    groups: list[list[str]] = []
-    by_device: dict[str, list[tuple[int, int, str]]] = {}
-    for name, alloc in allocs.items():
-        if alloc.key is None or alloc.start is None:
-            groups.append([name])
-            continue
-        by_device.setdefault(alloc.device, []).append(
-            (alloc.start, alloc.start + max(alloc.nbytes, 1), name))
-    for ranges in by_device.values():
-        for members in memory.intersecting_groups([(start, end) for start, end, _ in ranges]):
-            groups.append([ranges[i][2] for i in members])
+    groups = memory.allocation_groups(allocs) + [
+        [name] for name, alloc in allocs.items() if alloc.key is None or alloc.start is None]
     groups.sort(key=lambda g: min(order[n] for n in g))
 
     strips: list[StripModel] = []
