@@ -68,7 +68,6 @@ from .catalog import Message, render
 from .loading import map_info_of
 
 __all__ = [
-    "allocation_groups",
     "Allocation",
     "ByteSet",
     "Job",
@@ -79,6 +78,7 @@ __all__ = [
     "StridedBytes",
     "advance",
     "allocation",
+    "allocation_groups",
     "byte_multiplicity",
     "compare",
     "element_multiplicity",
