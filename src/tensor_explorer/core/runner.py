@@ -61,6 +61,11 @@ _INPLACE_FUNCTIONS = re.compile(
 )
 
 
+#: a runner's note, an operand's description and a sandbox refusal in a language: each is a
+#: catalog Message (or words said as written), so each is :func:`~.catalog.text_in`
+note_in = operand_in = refusal_in = text_in
+
+
 class ProgramError(Exception):
     """A program failed, was refused or was stopped; it says why in plain words.
 
@@ -133,24 +138,12 @@ class ProgramError(Exception):
             parts.append(render("frame.cause", lang, text=explanation))
         if self.operands:
             parts.append(render("frame.values", lang))
-            parts.extend(f"  {name}: {operand_in(desc, lang)}" for name, desc in self.operands)
-        parts.extend(render("frame.note", lang, text=note_in(note, lang)) for note in self.notes)
+            parts.extend(f"  {name}: {text_in(desc, lang)}" for name, desc in self.operands)
+        parts.extend(render("frame.note", lang, text=text_in(note, lang)) for note in self.notes)
         return "\n".join(parts)
 
     def _compose(self) -> str:
         return self.text("en")
-
-
-def note_in(note: str, lang: str) -> str:
-    """A note of the runner's (a warning with its plain words, an error inside a function...)
-    in ``lang``: a catalog Message is rendered in it; any other note is kept as written."""
-    return text_in(note, lang)
-
-
-def operand_in(desc: str, lang: str) -> str:
-    """An operand description of :func:`describe_operand` in ``lang`` (tensor, dtype and device
-    words stay as Python writes them)."""
-    return text_in(desc, lang)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -509,12 +502,6 @@ def _syntax(exc: SyntaxError, lines: list[str]) -> ProgramError:
         error_type="SyntaxError",
         torch_message=exc.msg,
     )
-
-
-def refusal_in(message: str, lang: str) -> str:
-    """A refusal of the sandbox's (``Refused.text``, a catalog Message) in ``lang``; names and
-    code in it stay as written. Any other text is returned as it is."""
-    return text_in(message, lang)
 
 
 def refused_error(
