@@ -19,8 +19,8 @@ from tensor_explorer.core.autograd import BackwardError
 from tensor_explorer.core.catalog import CATALOG, Message
 from tensor_explorer.core.graph_session import GraphSession
 from tensor_explorer.core.workspace import Workspace
+from tests.core.text_checks import CJK_OR_PUNCTUATION as _CJK
 
-_CJK = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
 _FIELD = re.compile(r"\{[A-Za-z_]\w*(![rsa])?\}")
 
 #: a torch message for each branch of autograd's _explain that a test cannot easily provoke

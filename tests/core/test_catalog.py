@@ -16,9 +16,10 @@ import pytest
 import tensor_explorer
 from tensor_explorer.core import catalog
 from tensor_explorer.core.catalog import CATALOG, LANGUAGES, Message, render, text_in
+from tests.core.text_checks import CJK as _CJK
 
 _SRC = Path(tensor_explorer.__file__).resolve().parent
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+
 #: Chinese punctuation: a template may be Chinese by its punctuation alone ("{a}：{b}")
 _ZH_MARKS = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
 #: the functions whose first argument (``_refuse``: second) is a catalog code

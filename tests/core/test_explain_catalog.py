@@ -21,8 +21,8 @@ from tensor_explorer.core.catalog import CATALOG, LANGUAGES, Message
 from tensor_explorer.core.explain import KINDS, Explanation, explain, explain_warning
 from tensor_explorer.core.runner import ProgramError
 from tests.core.error_cases import COMMON_ERRORS, MORE_ERRORS
+from tests.core.text_checks import CJK as _CJK
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 _FIELD = re.compile(r"\{\w*(![rsa])?\}")
 _EXPLAIN_CODES = {code for code in CATALOG if code.startswith("explain.")}
 

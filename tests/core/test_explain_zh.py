@@ -15,6 +15,7 @@ from tensor_explorer.core.catalog import CATALOG, Message, text_in
 from tensor_explorer.core.explain import KINDS, explain, explain_warning
 from tensor_explorer.core.runner import ProgramError, note_in, operand_in
 from tests.core.error_cases import COMMON_ERRORS, MORE_ERRORS
+from tests.core.text_checks import CJK as _CJK
 
 CASES = COMMON_ERRORS + MORE_ERRORS
 
@@ -47,7 +48,7 @@ ZH_WORDS = {
     ("recursion", "r = f(0)"): "递归",
 }
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+
 _ENGLISH_RUN = re.compile(r"\b[A-Za-z]+(?: [A-Za-z]+){3,}\b")  # four English words in a row
 
 

@@ -23,8 +23,8 @@ from tensor_explorer.core.graph_texts import (
     parse_gradient,
 )
 from tensor_explorer.core.workspace import Workspace
+from tests.core.text_checks import CJK as _CJK
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 MIXED = """\
 net = nn.Sequential(nn.Linear(3, 4), nn.Tanh())
 x = torch.arange(5.0, requires_grad=True)

@@ -3,12 +3,9 @@ report (``detail``, the CLI's) is unchanged."""
 
 from __future__ import annotations
 
-import re
-
 from tensor_explorer.core import lessons as L
 from tensor_explorer.core.workspace import Workspace
-
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+from tests.core.text_checks import CJK as _CJK
 
 HEAD = "---\nname: a\ntitle: b\nlanguage: zh\n---\n"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-import re
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -19,8 +18,7 @@ from tensor_explorer.core.catalog import Message
 from tensor_explorer.core.loading import LoadError, load_arrays, load_path, to_tensor
 from tensor_explorer.core.session import FORMAT, MANIFEST, VERSION, open_session
 from tensor_explorer.core.sources import MAX_PROGRAM_BYTES, read_program
-
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+from tests.core.text_checks import CJK as _CJK
 
 
 def _raises(fn: Callable[[], object]) -> LoadError:

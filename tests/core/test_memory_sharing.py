@@ -12,8 +12,8 @@ import pytest
 
 from tensor_explorer.core import memory as m
 from tensor_explorer.core.catalog import CATALOG, render
+from tests.core.text_checks import CJK_OR_PUNCTUATION as _CJK
 
-_CJK = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
 _PHRASES = sorted(code for code in CATALOG
                   if code.startswith("sharing.") and code != "sharing.made-by")
 

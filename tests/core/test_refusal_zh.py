@@ -17,11 +17,12 @@ from tensor_explorer.core import sandbox
 from tensor_explorer.core.catalog import CATALOG, Message, fields
 from tensor_explorer.core.runner import ProgramError, refusal_in
 from tests.core.test_sandbox import ESCAPES
+from tests.core.text_checks import CJK as _CJK
 
 #: three English words in a row (outside quotes) is an untranslated sentence
 _ENGLISH = re.compile(r"(?<![\w.'])[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")
 _QUOTED = re.compile(r"'[^']*'")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+
 #: the import refusal lists the importable modules: code, not a sentence
 _MODULE_LIST = re.compile(r"[\w.]+(?: / [\w.]+)+")
 
