@@ -175,3 +175,17 @@ def test_a_session_waiting_for_a_program_asks_when_it_would_replace_the_values(
     qtbot.waitUntil(lambda: "kept" in win.workspace, timeout=TIMEOUT)
     # asked once, after the program had made its values: those are what it replaces
     assert len(asked) == 1 and asked[0][1] and "s.txs" in asked[0][0]
+
+
+def test_a_second_program_waits_for_the_first(
+        qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path) -> None:
+    # `tensor-explorer a.py b.py`: the second used to be refused ("A program is still running")
+    second = tmp_path / "second.py"
+    second.write_text("after = total + 1\n", encoding="utf-8")
+    win = make_window()
+    win.last_error = None
+    win.open_paths([str(_slow_program(tmp_path)), str(second)])
+    assert win.files.waiting == [str(second)]
+    qtbot.waitUntil(lambda: "after" in win.workspace and not win.runner.busy, timeout=TIMEOUT)
+    assert win.workspace["after"] == sum(range(300_000)) + 1
+    assert win.files.waiting == [] and win.last_error is None

@@ -54,6 +54,7 @@ class WindowFiles(QtCore.QObject):
         self.untrusted: tuple[Path, bytes, str] | None = None
         #: files to open once the program running now has finished (in the order asked)
         self.waiting: list[str] = []
+        self._trusted_waiting: set[str] = set()
         self._retrying = False
         #: the window is closing: nothing more is opened
         self.closed = False
@@ -159,6 +160,9 @@ class WindowFiles(QtCore.QObject):
                             Path(path).name)):
                     continue
             if Path(path).suffix.lower() == ".py":
+                if self._busy():  # (the runner takes one program at a time)
+                    self._wait(path, trusted=trusted)
+                    continue
                 self.open_program(path, trusted=trusted)
             else:
                 self.open_arrays(path)
@@ -250,10 +254,13 @@ class WindowFiles(QtCore.QObject):
         """A program runs in the workspace (the runner's, or a moment's hold of another)."""
         return self.window.runner.busy or self.window.workspace.running
 
-    def _wait(self, path: str) -> None:
-        """Open ``path`` once nothing runs in the workspace (without reading it meanwhile)."""
+    def _wait(self, path: str, *, trusted: bool = False) -> None:
+        """Open ``path`` once nothing runs in the workspace (without reading it meanwhile);
+        ``trusted``: a program opened with ``--trust``."""
         if path not in self.waiting:
             self.waiting.append(path)
+        if trusted:
+            self._trusted_waiting.add(path)
         self.window.statusBar().showMessage(translate(
             "MainWindow", "{0} opens when the running program has finished.").format(
                 Path(path).name))
@@ -270,7 +277,9 @@ class WindowFiles(QtCore.QObject):
         if busy or self.closed or not self.waiting:
             return
         waiting, self.waiting = self.waiting, []
-        self.open_paths(waiting)  # (a session is asked about now, when it would replace)
+        trusted, self._trusted_waiting = self._trusted_waiting, set()
+        for path in waiting:  # (a session is asked about now, when it would replace)
+            self.open_paths([path], trusted=path in trusted)
 
     def notes_after_open(self, path: str, names: Sequence[str]) -> list[str]:
         """What the person should know about a file just opened (catalog Messages): a session's
