@@ -29,8 +29,15 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
     return w, h
 
 
+#: a single-shot timer up to this long is a debounce a screenshot waits for (cell numbers are
+#: placed 15 ms after the view moved, a zoom's exact read 120 ms after it stopped)
+DEBOUNCE_MS = 250
+
+
 def settle(rounds: int = 6) -> None:
-    """Let queued signals, background tasks and layouts finish before grabbing pixels."""
+    """Let queued signals, background tasks, layouts and short debounce timers finish before
+    grabbing pixels (a timer still pending would make the picture depend on the machine's
+    speed: the heatmap's cell numbers were there or not)."""
     app = QtWidgets.QApplication.instance()
     pool = QtCore.QThreadPool.globalInstance()
     for _ in range(rounds):
@@ -39,6 +46,20 @@ def settle(rounds: int = 6) -> None:
             app.processEvents()
             app.sendPostedEvents()
             app.processEvents()
+            wait = _pending_debounce_ms(app)
+            if wait > 0:
+                QtCore.QThread.msleep(wait)
+                app.processEvents()
+
+
+def _pending_debounce_ms(app: QtCore.QCoreApplication) -> int:
+    """How long until the last active short single-shot timer of the windows fires (0: none)."""
+    if not isinstance(app, QtWidgets.QApplication):
+        return 0
+    left = [t.remainingTime() for w in app.topLevelWidgets()
+            for t in w.findChildren(QtCore.QTimer)
+            if t.isActive() and t.isSingleShot() and t.interval() <= DEBOUNCE_MS]
+    return max(left, default=0)
 
 
 def render_image(widget: QtWidgets.QWidget, scale: float = 1.0) -> QtGui.QImage:
