@@ -6,7 +6,7 @@
     tensor-explorer inspect PATH... [--json]
     tensor-explorer lessons [--json]
     tensor-explorer check LESSON... [--trust]
-    tensor-explorer screenshot SOURCE --out FILE.png|FILE.svg [options]
+    tensor-explorer screenshot SOURCE --out FILE.png|FILE.svg [--trust] [options]
     tensor-explorer info [--json]          versions, CUDA, Qt platform, fonts, folders
 
 Errors are reported as one line on stderr with a non-zero exit status, never as a traceback
@@ -174,7 +174,7 @@ def cmd_screenshot(ns: argparse.Namespace) -> int:
         return screenshot_main(ns.source, ns.out, panel=ns.panel, step=ns.step,
                                select=ns.select, size=ns.size, scale=ns.scale,
                                theme_name=ns.theme, lang=ns.lang, all_steps=ns.all_steps,
-                               presentation=ns.presentation)
+                               presentation=ns.presentation, trust=ns.trust)
     except (LoadError, ValueError, OSError) as exc:
         _error(str(exc))
         return 1
@@ -242,6 +242,9 @@ def _parser(sub: str) -> argparse.ArgumentParser:
         p.add_argument("--lang", choices=("en", "zh"), default="en")
         p.add_argument("--presentation", action="store_true",
                        help="presentation mode: larger text and drawings, as on a projector")
+        p.add_argument("--trust", action="store_true",
+                       help="run a program or lesson file as full Python (as the window's "
+                            "Trust button); without it, it runs restricted unless trusted")
     return p
 
 

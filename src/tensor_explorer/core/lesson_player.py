@@ -103,6 +103,8 @@ class LessonState:
     position: int
     current: int
     result: core.StepResult | None = None
+    #: the user asked for this lesson to run as full Python (``--trust``) for this session
+    trusted: bool = False
 
 
 class LessonPlayerEvents(SignalGroup):
@@ -166,8 +168,7 @@ class LessonPlayer:
         """Read a lesson (a shipped name or a file) in ``lang``, trusted when ``trusted``
         (the command line's ``--trust``); :class:`~tensor_explorer.core.lessons.LessonError`
         if it cannot be read."""
-        lesson = core.load_lesson(source, lang)
-        return lesson.trusted_as(True) if trusted and not lesson.trusted else lesson
+        return core.load_lesson(source, lang, asked=trusted)
 
     def open(self, lesson: core.Lesson, source: str | Path, *, run: bool = True,
              trusted: bool = False) -> None:
@@ -219,7 +220,8 @@ class LessonPlayer:
         """What this player shows (None: no lesson), for :meth:`present` after a reopen."""
         if self.source is None:
             return None
-        return LessonState(self.source, self.position, self.current, self.result)
+        return LessonState(self.source, self.position, self.current, self.result,
+                           self.trusted_by_user)
 
     @property
     def busy(self) -> bool:

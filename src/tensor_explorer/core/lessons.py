@@ -505,8 +505,10 @@ def parse_lesson(text: str, path: str | None = None) -> Lesson:
     return Lesson(name, title, language, "\n".join(intro).strip(), steps, path)
 
 
-def read_lesson(path: str | Path) -> Lesson:
-    """Read and parse a lesson file; :class:`LessonError` if it cannot be read or parsed."""
+def read_lesson(path: str | Path, *, asked: bool = False) -> Lesson:
+    """Read and parse a lesson file; :class:`LessonError` if it cannot be read or parsed.
+    Whether its code runs as full Python is :func:`.trust.decide`'s answer (``asked``: the
+    user's ``--trust``)."""
     p = Path(path)
     try:
         if p.stat().st_size > MAX_LESSON_BYTES:
@@ -521,7 +523,7 @@ def read_lesson(path: str | Path) -> Lesson:
         raise LessonError(Message("load.unreadable", why=str(exc.strerror or exc)),
                           path=str(p)) from None
     lesson = parse_lesson(text, str(p))
-    return lesson.trusted_as(True) if trust.is_trusted(p, text.encode("utf-8")) else lesson
+    return lesson.trusted_as(trust.decide(p, text.encode("utf-8"), asked=asked).full)
 
 
 # ---------------------------------------------------------------------------------- finding
@@ -584,19 +586,21 @@ def lesson_variants(source: str | os.PathLike[str]) -> dict[str, Path]:
     return {read_lesson(p).language: p}
 
 
-def load_lesson(source: str | os.PathLike[str], language: str | None = None) -> Lesson:
+def load_lesson(source: str | os.PathLike[str], language: str | None = None, *,
+                asked: bool = False) -> Lesson:
     """The lesson ``source`` (shipped name or file) in ``language`` when it has it, else in
-    English, else in the language it has."""
+    English, else in the language it has. ``asked``: the user's ``--trust`` (see
+    :func:`read_lesson`)."""
     variants = lesson_variants(source)
     p = Path(source)
     if language in variants:
-        return read_lesson(variants[language])
+        return read_lesson(variants[language], asked=asked)
     if p.is_file() and language is None:
-        return read_lesson(p)
+        return read_lesson(p, asked=asked)
     for lang in ("en", *LANGUAGES):
         if lang in variants:
-            return read_lesson(variants[lang])
-    return read_lesson(p)  # pragma: no cover - variants is never empty for an existing file
+            return read_lesson(variants[lang], asked=asked)
+    return read_lesson(p, asked=asked)  # pragma: no cover - variants is never empty
 
 
 @functools.lru_cache(maxsize=256)
@@ -992,9 +996,8 @@ def cmd_check(sources: Sequence[str], device: str | None = None, trusted: bool =
     for source in sources:
         try:
             variants = lesson_variants(source)
-            lessons = {lang: read_lesson(path) for lang, path in variants.items()}
-            if trusted:
-                lessons = {lang: les.trusted_as(True) for lang, les in lessons.items()}
+            lessons = {lang: read_lesson(path, asked=trusted)
+                       for lang, path in variants.items()}
         except LessonError as exc:
             failed = True
             _out(f"FAIL {source}: {exc}")

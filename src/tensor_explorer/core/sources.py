@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import keyword
 import os
-import re
+import unicodedata
 from pathlib import Path
 
 from .catalog import Message
 from .loading import LoadError, load_arrays, load_path
 from .runner import ProgramError
 from .session import is_session
-from .workspace import Workspace
+from .trust import decide
+from .workspace import Workspace, check_name
 
 MAX_PROGRAM_BYTES = 1 << 20
 #: the suffix the app gives session files
@@ -24,11 +25,19 @@ KINDS = (".npy", ".npz", ".py", ".md", SESSION_SUFFIX)
 
 
 def value_name(stem: str, taken: set[str] | None = None) -> str:
-    """A valid, unused Python name for a value from a file called ``stem``."""
-    name = re.sub(r"\W", "_", stem) or "value"
+    """A valid, unused Python name for a value from a file called ``stem``: one the workspace
+    takes (:func:`~.workspace.check_name`), so a member named after a pre-bound module
+    (``np.savez(..., F=forces)``) becomes ``F_data``. The name is NFKC-normalized, as Python
+    normalizes the names in code (else code could not reach the value)."""
+    stem = unicodedata.normalize("NFKC", stem)
+    name = "".join(c if ("a" + c).isidentifier() else "_" for c in stem)  # (not re's \w: "x²")
     name = name.lstrip("_") or "value"
-    if name[0].isdigit() or keyword.iskeyword(name):
+    if not name.isidentifier() or keyword.iskeyword(name):  # (it starts with a digit)
         name = f"a_{name}"
+    try:
+        check_name(name)
+    except ValueError:  # np, F, nn, torch: the workspace's own modules
+        name = f"{name}_data"
     taken = taken or set()
     base, n = name, 2
     while name in taken:
@@ -72,11 +81,15 @@ def read_program_bytes(p: Path) -> tuple[bytes, str]:
 
 
 def open_into(
-    ws: Workspace, path: str | os.PathLike[str], device: str | None = None
+    ws: Workspace, path: str | os.PathLike[str], device: str | None = None, *,
+    trust: bool = False,
 ) -> list[str]:
     """Load ``path`` into ``ws``; return the names added or changed.
 
-    A session file (``.txs``, or any file that is one) *replaces* the workspace's contents.
+    A ``.py`` program or a lesson file runs as :func:`.trust.decide` says, whatever the
+    workspace's own mode: restricted unless shipped, remembered as trusted, or ``trust``
+    (``--trust``). A session file (``.txs``, or any file that is one) *replaces* the
+    workspace's contents.
     Raises :class:`LoadError` for a file that cannot be read (nothing in ``ws`` changes) and
     :class:`ProgramError` for a ``.py`` program that fails (statements before the failing one
     keep their effect, as in :meth:`Workspace.run`).
@@ -85,7 +98,7 @@ def open_into(
 
     if is_lesson(path):  # a lesson file or a shipped lesson's name: run its first step
         try:
-            lesson = load_lesson(path)
+            lesson = load_lesson(path, asked=trust)
         except LessonError as exc:
             raise LoadError(exc.message) from None  # a Message: said in the reader's language
         results = run_lesson(lesson, ws, device=device, upto=1)
@@ -95,7 +108,9 @@ def open_into(
     if replaces_workspace(p):
         return ws.load_session(p)  # replaces the workspace (LoadError: nothing changes)
     if suffix == ".py":
-        return ws.run(read_program(p), device=device)
+        data, text = read_program_bytes(p)
+        decision = decide(p, data, asked=trust)
+        return ws.run(text, device=device, restricted=decision.restricted)
     if suffix == ".npz":
         arrays = dict(load_arrays(p))  # all members read before anything is bound
     elif suffix == ".npy":

@@ -5,6 +5,14 @@ Code the user types is theirs and always runs as full Python. Code that arrives 
 remembered by the file's *content* (SHA-256), so an edited file asks again; the lessons shipped
 with the application are always trusted. The remembered hashes live in one small JSON file
 (``TENSOR_EXPLORER_TRUST_FILE``, else the user's data folder). Qt-free.
+
+**One decision, every route.** :func:`decide` is the only place that says how a file's code
+runs, and every route that runs code from a file calls it: the window (File ▸ Open, drop, the
+command line, recent files, the lesson panel), ``open_into`` (and so ``screenshot``),
+``check``, lesson steps and their ``expect:`` lines (through the lesson's decision), and
+session files (which are data; their code is rebuilt only when :func:`decide` says the file is
+the user's own). ``tests/core/test_trust_routes.py`` finds those routes in the code and runs
+the same hostile files through each.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import json
 import os
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import resources_dir
@@ -68,6 +77,42 @@ def is_trusted(path: str | os.PathLike[str], data: bytes | None = None) -> bool:
         except OSError:
             return False
     return content_hash(data) in set(_read_store())
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How a file's code runs: as full Python (``full``) or in the restricted runner, and why:
+    ``"shipped"`` (a lesson of the app), ``"own"`` (a session this app wrote for this user,
+    signed), ``"asked"`` (``--trust``, or the trust bar's button for this run),
+    ``"remembered"`` (content the user trusted before), or ``"untrusted"``."""
+
+    full: bool
+    reason: str
+
+    @property
+    def restricted(self) -> bool:
+        return not self.full
+
+
+def decide(path: str | os.PathLike[str] | None, data: bytes | None = None, *,
+           asked: bool = False, own: bool = False) -> Decision:
+    """How the code of the file at ``path`` (whose bytes are ``data`` when already read) runs.
+
+    The one decision every route calls (see the module docstring). ``asked``: the user asked
+    for it to run as full Python now (``--trust``, the Trust button); ``own``: the file is a
+    session this app wrote for this user (its signature checked by the caller). Anything else
+    runs restricted, never as full Python, whatever the workspace it runs in."""
+    if path is not None and is_shipped(path):
+        return Decision(True, "shipped")
+    if own:
+        return Decision(True, "own")
+    if asked:
+        return Decision(True, "asked")
+    if path is not None and is_trusted(path, data):
+        return Decision(True, "remembered")
+    if path is None and data is not None and content_hash(data) in set(_read_store()):
+        return Decision(True, "remembered")
+    return Decision(False, "untrusted")
 
 
 def trust(data: bytes) -> None:

@@ -176,14 +176,16 @@ def _prepare_offscreen() -> None:
 
 
 def _screenshot_lesson(source: str, lang: str, panel: str, step: int | None,
-                       all_steps: str | None, out: str | None) -> Lesson | None:
+                       all_steps: str | None, out: str | None, trust: bool = False
+                       ) -> Lesson | None:
     """Check the screenshot options; the lesson SOURCE names, or None for a script or file."""
     from ..core import lessons
     from .main_window import PANELS
 
     if panel not in (*PANELS, "window"):
         raise ValueError(f"--panel {panel!r}: choose one of {', '.join([*PANELS, 'window'])}")
-    lesson = lessons.load_lesson(source, lang) if lessons.is_lesson(source) else None
+    lesson = (lessons.load_lesson(source, lang, asked=trust) if lessons.is_lesson(source)
+              else None)
     if lesson is None and (step is not None or all_steps is not None):
         raise ValueError("--step and --all-steps apply to lessons, and this source is not a "
                          "lesson")
@@ -195,7 +197,7 @@ def _screenshot_lesson(source: str, lang: str, panel: str, step: int | None,
 
 
 def _screenshot_workspace(source: str, lesson: Lesson | None, select: str | None,
-                          step: int | None, all_steps: str | None
+                          step: int | None, all_steps: str | None, trust: bool = False
                           ) -> tuple[Workspace, StepResult | None]:
     """The workspace to show: a script or file opened (its last value selected unless
     ``--select`` names one), or a lesson's steps 1..``step`` run (none yet with
@@ -205,7 +207,7 @@ def _screenshot_workspace(source: str, lesson: Lesson | None, select: str | None
     ws = Workspace()
     result = None
     if lesson is None:
-        open_into(ws, source)
+        open_into(ws, source, trust=trust)
         if select is None and ws.names():
             ws.selected = ws.names()[-1]
     elif all_steps is None:
@@ -274,13 +276,15 @@ def _warn_failures(failed: list[StepResult]) -> None:
 def screenshot_main(source: str, out: str | None, panel: str = "window", step: int | None = None,
                     select: str | None = None, size: str | None = None, scale: float = 1.0,
                     theme_name: str = "light", lang: str = "en",
-                    all_steps: str | None = None, presentation: bool = False) -> int:
+                    all_steps: str | None = None, presentation: bool = False,
+                    trust: bool = False) -> int:
     """``tensor-explorer screenshot``: render one panel (or the window) to PNG/SVG, headless.
 
     A lesson SOURCE (file or shipped name) runs steps 1..``step`` (default 1) and shows that
     step: prose in the lesson panel, its panel in front, its value selected. ``all_steps=DIR``
     writes every step as DIR/<lesson>-<lang>-NN.png (.svg when ``out`` ends in .svg).
-    Returns 1 (after writing) if a step's expectations did not hold.
+    Returns 1 (after writing) if a step's expectations did not hold. A program or lesson file
+    runs as in the window: restricted unless trusted (shipped, remembered, or ``trust``).
     """
     if QtWidgets.QApplication.instance() is None:
         _prepare_offscreen()
@@ -290,16 +294,16 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     from .screenshot import parse_size, render_to_file
 
     wh = parse_size(size)
-    lesson = _screenshot_lesson(source, lang, panel, step, all_steps, out)
+    lesson = _screenshot_lesson(source, lang, panel, step, all_steps, out, trust)
     app = get_app()
     i18n.install(lang)
-    ws, result = _screenshot_workspace(source, lesson, select, step, all_steps)
+    ws, result = _screenshot_workspace(source, lesson, select, step, all_steps, trust)
     win = MainWindow(ws, settings=None)
     theme.state().apply(theme_name, scale=theme.PRESENTATION_SCALE if presentation else 1.0)
     lesson_panel = win.panels["lesson"]
     assert isinstance(lesson_panel, LessonPanel)
     if lesson is not None:
-        lesson_panel.open_lesson(source, run=False)
+        lesson_panel.open_lesson(source, run=False, trusted=trust)
     widget, wh = _screenshot_widget(win, panel, wh)
     widget.resize(*wh)
     widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)

@@ -385,7 +385,8 @@ class LessonPanel(QtWidgets.QWidget):
     def restore(self, state: LessonState | None) -> None:
         """Show ``state`` again (after a language change) without running anything: the
         workspace already holds what those steps made."""
-        if state is None or not self.open_lesson(state.source, run=False):
+        if state is None or not self.open_lesson(state.source, run=False,
+                                                 trusted=state.trusted):
             return
         self.present(state.current, state.result, position=state.position, focus=False)
 

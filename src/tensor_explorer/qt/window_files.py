@@ -177,7 +177,7 @@ class WindowFiles(QtCore.QObject):
                                    exc.text(i18n.current()))
             return
         self.remember(p)
-        trusted = trusted or core_trust.is_trusted(p, data)
+        trusted = core_trust.decide(p, data, asked=trusted).full
         console = self._console()
         if trusted:
             console.trust_bar.dismiss()
@@ -205,7 +205,7 @@ class WindowFiles(QtCore.QObject):
             return
         self.untrusted = None
         self._console().trust_bar.dismiss()
-        self.window.runner.run(source, restricted=False)
+        self.window.runner.run(source, restricted=core_trust.decide(path, data).restricted)
 
     def open_arrays(self, path: str) -> None:
         """Load an array, archive or session file in the background, then select what came.
