@@ -325,6 +325,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "not a .npy array (the file does not start with the .npy magic bytes)",
         "zh": "不是 .npy 数组（文件的开头不是 .npy 的魔数字节）",
     },
+    "load.npy-is-zip": {"en": "is a zip archive (a .npz), not a .npy file",
+                        "zh": "这是一个 zip 压缩包（.npz），不是 .npy 文件"},
+    "load.npz-is-npy": {"en": "is a .npy file, not a .npz (zip) archive",
+                        "zh": "这是一个 .npy 文件，不是 .npz（zip）压缩包"},
     "load.version": {"en": "unknown .npy format version {major}.{minor}",
                      "zh": "未知的 .npy 格式版本 {major}.{minor}"},
     "load.truncated-header-length": {

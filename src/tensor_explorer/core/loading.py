@@ -44,6 +44,8 @@ from .catalog import LANGUAGES, Message, error_in, message_of
 from .sysmem import memory_limit
 
 MAGIC = b"\x93NUMPY"
+#: how a zip archive starts: a local file header, or the end record of an empty archive
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 MAX_HEADER_BYTES = 65536
 #: Arrays at least this large are memory-mapped instead of read.
 MMAP_THRESHOLD = 16 * 1024 * 1024
@@ -120,13 +122,15 @@ def _read_exact(f: _Readable, n: int, name: str, code: str) -> bytes:
 def check_dtype(dtype: np.dtype, name: str) -> None:
     """Raise LoadError unless ``dtype`` is one this app reads without unpickling anything:
     bool, numbers, dates and durations, fixed-width strings, and records (structured dtypes)
-    whose fields are all of these (nested records and sub-array fields included)."""
+    whose fields are all of these (nested records and sub-array fields included, a sub-array
+    of sub-arrays too: NumPy keeps ``(('<f8', (5,)), (2,))`` nested)."""
     if dtype.hasobject:
         raise _fail(name, Message("load.dtype-objects", dtype=dtype))
     if dtype.fields is not None:
         for field_name, (sub, *_rest) in dtype.fields.items():
-            base = sub.base if sub.subdtype is not None else sub
-            check_dtype(base, Message("load.field", name=name, field=field_name))
+            while sub.subdtype is not None:  # (``.base`` unwraps one level only)
+                sub = sub.subdtype[0]
+            check_dtype(sub, Message("load.field", name=name, field=field_name))
         return
     if dtype.subdtype is not None:
         raise _fail(name, Message("load.dtype-subarray", dtype=dtype))
@@ -160,6 +164,8 @@ def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
     """
     prefix = f.read(8)
     if len(prefix) < 8 or not prefix.startswith(MAGIC):
+        if prefix.startswith(_ZIP_MAGICS):  # a .npz saved (or renamed) as .npy
+            raise _fail(name, Message("load.npy-is-zip"))
         raise _fail(name, Message("load.not-npy"))
     major, minor = prefix[6], prefix[7]
     if major not in (1, 2, 3) or minor != 0:
@@ -365,8 +371,17 @@ def _map(source: str | IO[bytes], header: NpyHeader, offset: int, label: str) ->
     return arr
 
 
+def _new_array(header: NpyHeader) -> np.ndarray:
+    """An uninitialized array of the header's shape, dtype and order, which owns its memory.
+    ``np.ndarray`` rather than ``np.empty``: ``np.empty`` turns a zero-length string dtype
+    (``|S0``, ``<U0``) into a one-character one, so the array would have bytes the file does
+    not hold (NumPy's own reader does the same, for the same reason)."""
+    return np.ndarray(header.shape, dtype=header.dtype,
+                      order="F" if header.fortran_order else "C")  # fmt: skip
+
+
 def _read_into(f: IO[bytes], header: NpyHeader, name: str) -> np.ndarray:
-    arr = np.empty(header.shape, dtype=header.dtype, order="F" if header.fortran_order else "C")
+    arr = _new_array(header)
     view = _bytes(arr).data
     got = 0
     while got < header.data_nbytes:
@@ -834,13 +849,15 @@ def _empty_for(header: NpyHeader, label: str) -> np.ndarray:
     if header.data_nbytes > limit:
         raise _fail(label, Message("load.no-memory-limit", nbytes=header.data_nbytes,
                                    limit=limit))  # fmt: skip
-    return np.empty(header.shape, dtype=header.dtype, order="F" if header.fortran_order else "C")
+    return _new_array(header)
 
 
 def _bytes(arr: np.ndarray) -> np.ndarray:
     """The memory of a freshly made (C or Fortran contiguous) array as writable bytes, in the
     order a ``.npy`` file holds them: the array is filled in place and owns its memory (it is
     nobody's view, as a value made by ``np.load`` is not)."""
+    if not arr.nbytes:  # (a zero-length dtype cannot be viewed as bytes; there are none)
+        return np.empty(0, dtype=np.uint8)
     c_order = arr.T if arr.flags.f_contiguous and not arr.flags.c_contiguous else arr
     return c_order.reshape(-1).view(np.uint8)
 
@@ -959,6 +976,8 @@ def load_arrays(
         if isinstance(exc, LoadError):
             raise
         if isinstance(exc, zipfile.BadZipFile):
+            if _is_npy(p):  # a .npy saved (or renamed) as .npz
+                raise _fail(name, Message("load.npz-is-npy")) from None
             raise _fail(name, Message("load.bad-zip", why=str(exc))) from None
         if isinstance(exc, NotImplementedError):  # a zip feature zipfile does not support
             raise _fail(name, Message("load.zip-feature", why=str(exc))) from None
@@ -969,11 +988,24 @@ def load_arrays(
                      background_check_bytes)  # fmt: skip
 
 
+def _is_npy(p: Path) -> bool:
+    """Whether the file starts as a ``.npy`` file does."""
+    try:
+        with open(p, "rb") as f:
+            return f.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
 def load_path(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """Load a ``.npy`` (as ``{stem: array}``) or ``.npz`` file, chosen by its content.
+    """Load a ``.npy`` (as ``{stem: array}``) or ``.npz`` file, chosen by its content; a file
+    named ``.npy`` must be one (a zip archive so named is a :class:`LoadError` that says so,
+    not an archive whose arrays the caller does not expect).
 
     Everything is read before this returns (a ``.npz`` through :meth:`NpzArrays.load_all`)."""
     p = Path(path)
+    if p.suffix.lower() == ".npy":
+        return {p.stem: load_array(p)}
     try:
         with open(p, "rb") as f:
             head = f.read(6)
