@@ -280,23 +280,23 @@
 <context>
     <name>GoToBar</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="194"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="184"/>
         <source>Go to index</source>
         <extracomment>Qt counts rows and columns in a C int: a longer axis shows its first this many</extracomment>
         <translation>转到下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="195"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="185"/>
         <source>e.g. 1, 1</source>
         <translation>例如 1, 1</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="196"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="186"/>
         <source>One index per axis, like a[1, 1]; negative counts from the end. Enter goes there.</source>
         <translation>每个轴一个下标，如 a[1, 1]；负数从末尾数起。按回车转到该处。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="199"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="189"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
@@ -1518,73 +1518,72 @@
 <context>
     <name>LessonPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="223"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="243"/>
         <source>◀ Previous</source>
-        <extracomment>how much larger than the interface the lesson text is (it is read from the back of a room) asked before a lesson replaces the workspace (``what`` happens): True to go on the message shown instead of a step (its title, re-translated; its detail), if any</extracomment>
         <translation>◀ 上一步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="224"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="244"/>
         <source>Previous step (PageUp, Alt+Left)</source>
         <translation>上一步（PageUp、Alt+←）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="225"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="245"/>
         <source>Next ▶</source>
         <translation>下一步 ▶</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="226"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="246"/>
         <source>Next step (PageDown, Alt+Right)</source>
         <translation>下一步（PageDown、Alt+→）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="227"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="247"/>
         <source>Reset</source>
         <translation>重来</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="228"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="248"/>
         <source>Clear the workspace and start the lesson again</source>
         <translation>清空工作区，从头开始这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="271"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="291"/>
         <source>The shipped lessons could not be read</source>
         <translation>无法读取内置课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="279"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="299"/>
         <source>Open lesson file…</source>
         <translation>打开课程文件…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="311"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="331"/>
         <source>This lesson cannot be opened</source>
         <translation>无法打开这节课</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="314"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="334"/>
         <source>Opening the lesson “{0}” replaces them.</source>
         <translation>打开课程“{0}”会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="346"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="366"/>
         <source>It could not be trusted: {0}</source>
         <translation>无法信任它：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="382"/>
         <source>Open lesson</source>
         <translation>打开课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="383"/>
         <source>Lessons (*.md)</source>
         <translation>课程 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="473"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="494"/>
         <source>Running step {0}…</source>
         <translation>正在运行第 {0} 步…</translation>
     </message>
@@ -1614,28 +1613,39 @@
         <translation>第 {0} 行：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="545"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="566"/>
         <source>Choose a lesson.</source>
         <translation>请选择一节课。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="375"/>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="549"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="395"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="570"/>
         <source>Step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="333"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="155"/>
+        <source>Reset starts the lesson again from step 1, which replaces them.</source>
+        <extracomment>how much larger than the interface the lesson text is (it is read from the back of a room) asked before a lesson replaces the workspace (``what`` happens): True to go on the message shown instead of a step (its title, re-translated; its detail), if any</extracomment>
+        <translation>重来会从第 1 步重新开始这个课程，这会替换掉它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="157"/>
+        <source>Going back replays the lesson from step 1, which replaces them.</source>
+        <translation>后退会从第 1 步重新运行这个课程，这会替换掉它们。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="353"/>
         <source>{0} came from a file and runs restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，正在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="551"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="572"/>
         <source>1 step</source>
         <translation>共 1 步</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="552"/>
+        <location filename="../../src/tensor_explorer/qt/lesson_panel.py" line="573"/>
         <source>{0} steps</source>
         <translation>共 {0} 步</translation>
     </message>
@@ -1649,8 +1659,8 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/app.py" line="107"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="185"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="259"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="176"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="242"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
@@ -1695,7 +1705,7 @@
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="361"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
@@ -1706,92 +1716,92 @@
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="355"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="356"/>
         <source>&amp;New workspace</source>
         <translation>新建工作区(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="356"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="357"/>
         <source>Start again with an empty workspace (Edit ▸ Undo brings it back)</source>
         <translation>从空工作区重新开始（编辑 ▸ 撤销可找回）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="358"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="359"/>
         <source>Reopen &amp;last session</source>
         <translation>重新打开上次的会话(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="359"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
         <source>The values and history the window had when it was last closed</source>
         <translation>窗口上次关闭时的值和历史</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="363"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="366"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="368"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="369"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="370"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="372"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="374"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="376"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="376"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="378"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="379"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="380"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="383"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="384"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="384"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="386"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="387"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
@@ -1848,95 +1858,95 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="142"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="141"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="143"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="142"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="116"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="123"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="115"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="122"/>
         <source>Save session</source>
-        <extracomment>a program file larger than this is refused (it is source code to read, not data) background loads started here (cancelled when the window closes) the program from a file that ran restricted, for the Trust button: path, bytes, text files to open once the program running now has finished (in the order asked) the window is closing: nothing more is opened</extracomment>
+        <extracomment>background loads started here (cancelled when the window closes) the program from a file that ran restricted, for the Trust button: path, bytes, text files to open once the program running now has finished (in the order asked) the window is closing: nothing more is opened</extracomment>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="117"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="116"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="125"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="124"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="134"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="133"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="159"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="158"/>
         <source>Opening the session “{0}” replaces them.</source>
         <translation>打开会话“{0}”会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="203"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="186"/>
         <source>{0} came from a file and ran restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，已在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="221"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="204"/>
         <source>Could not trust {0}</source>
         <translation>无法信任 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="264"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="247"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="264"/>
         <source>{0} opens when the running program has finished.</source>
         <translation>{0} 将在正在运行的程序结束后打开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="249"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="232"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="503"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="504"/>
         <source>Wait for the running program to finish (or stop it) first.</source>
         <translation>请先等待正在运行的程序结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="505"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="506"/>
         <source>A new workspace replaces them.</source>
         <translation>新建工作区会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="533"/>
         <location filename="../../src/tensor_explorer/qt/main_window.py" line="534"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="535"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="542"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="543"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="542"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="543"/>
         <source>1 value</source>
         <translation>1 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="544"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="545"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
@@ -1991,37 +2001,37 @@
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="329"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="317"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="331"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="319"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="336"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="324"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="342"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="330"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="552"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="553"/>
         <source>Quitting closes them.</source>
         <translation>退出会关闭它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="553"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="554"/>
         <source>File ▸ Reopen last session brings them back at the next start.</source>
         <translation>下次启动时，文件 ▸ 重新打开上次的会话可以找回它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="554"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="555"/>
         <source>Discarded, they are lost.</source>
         <translation>丢弃后它们将无法找回。</translation>
     </message>
@@ -2029,122 +2039,122 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="28"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="29"/>
         <source>Each grey strip is one block of memory (an allocation), its bytes numbered from 0. Each coloured row under it is a value, drawn on the bytes it reads. Values in the same strip share memory; a separate strip is separate memory. Hover a cell to light up every element that reads the same bytes.</source>
         <translation>每个灰色条带是一块内存（一次分配），字节从 0 开始编号。条带下方每一行彩色格子是一个值，画在它读取的字节上。在同一条带中的值共享内存；不同条带就是不同的内存。把鼠标停在一个格子上，读取相同字节的所有元素都会亮起来。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="39"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="40"/>
         <source>Values that share memory</source>
         <translation>共享内存的值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="49"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="50"/>
         <source>a</source>
         <translation>a</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="49"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="50"/>
         <source>b</source>
         <translation>b</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="50"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="51"/>
         <source>relation</source>
         <translation>关系</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="50"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="51"/>
         <source>shared bytes</source>
         <translation>共享字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="51"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="52"/>
         <source>why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="157"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="154"/>
         <source>alias: the same bytes</source>
         <translation>别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="158"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="155"/>
         <source>overlap: some bytes in common</source>
         <translation>重叠：有部分共同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="159"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="156"/>
         <source>same storage, different bytes</source>
         <translation>同一存储，不同字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="170"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="167"/>
         <source>Both read exactly the same bytes: writing one changes the other.</source>
         <translation>两者读取完全相同的字节：写入一个就会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="172"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="169"/>
         <source>They share some bytes, and each has bytes the other lacks.</source>
         <translation>它们有部分共同的字节，并且各自都有对方没有的字节。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="174"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="171"/>
         <source>One allocation, but no byte in common: writing one never changes the other.</source>
         <translation>同一块内存，但没有共同的字节：写入一个永远不会改变另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="32"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="33"/>
         <source>Hover a cell: its bytes and every element that reads them light up. Wheel over a strip zooms into its bytes; double-click zooms out.</source>
         <translation>鼠标停在格子上：它的字节以及读取这些字节的所有元素都会亮起。在条带上滚动滚轮可放大字节；双击缩小。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="21"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="22"/>
         <source>Grey strip = one block of memory. Rows = values, drawn on the bytes they read. Same strip = shared memory. Hover a cell.</source>
         <translation>灰色条带 = 一块内存。每一行 = 一个值，画在它读取的字节上。同一条带 = 共享内存。把鼠标停在格子上试试。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="153"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="150"/>
         <source>contains: {1} is part of {0}</source>
         <translation>包含：{1} 是 {0} 的一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="155"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="152"/>
         <source>inside: {0} is part of {1}</source>
         <translation>位于其中：{0} 是 {1} 的一部分</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="166"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="163"/>
         <source>Every byte of {1} is also a byte of {0} ({1} is a slice, column or diagonal of {0}): writing {1} changes {0}.</source>
         <translation>{1} 的每个字节也是 {0} 的字节（{1} 是 {0} 的切片、列或对角线）：写入 {1} 会改变 {0}。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="56"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="57"/>
         <source>overlap? counting…</source>
         <translation>重叠？正在计数…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="44"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="45"/>
         <source>The memory drawing failed: {0}</source>
         <translation>内存图绘制失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="67"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="68"/>
         <source>Counting the shared bytes of 1 pair…</source>
         <translation>正在计算 1 对值的共享字节…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="69"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="70"/>
         <source>Counting the shared bytes of {0} pairs…</source>
         <translation>正在计算 {0} 对值的共享字节…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="72"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="73"/>
         <source>Own memory (no other value reads its bytes): {0}</source>
         <translation>独占内存（没有其他值读取它的字节）：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="75"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="76"/>
         <source>Not tensors or arrays, not drawn: {0}</source>
         <translation>不是张量或数组，未绘制：{0}</translation>
     </message>
@@ -2181,92 +2191,92 @@
         <translation>{2} 中的字节 {0}–{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="83"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="84"/>
         <source>Allocation {0}: none, on {1}</source>
         <translation>内存块 {0}：无，位于 {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="86"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="87"/>
         <source>{0} bytes</source>
         <translation>{0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="88"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="89"/>
         <source> ({0} bytes)</source>
         <translation>（{0} 字节）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="90"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="91"/>
         <source>Allocation {0}: {1}{2} on {3}</source>
         <translation>内存块 {0}：{1}{2}，位于 {3}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="93"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="94"/>
         <source>, one cell = {0} bytes</source>
         <translation>，每格 = {0} 字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="95"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="96"/>
         <source>, owner: {0}</source>
         <translation>，所有者：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="105"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="102"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="106"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="103"/>
         <source>NumPy array</source>
         <translation>NumPy 数组</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="111"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="108"/>
         <source>stride {0}</source>
         <translation>步长 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="112"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="109"/>
         <source>offset {0}</source>
         <translation>偏移 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="116"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="113"/>
         <source>version {0} → {1}</source>
         <translation>版本 {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="119"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="116"/>
         <source>version {0}</source>
         <translation>版本 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="121"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="118"/>
         <source>up to {0} elements read one element&apos;s bytes</source>
         <translation>最多有 {0} 个元素读取同一个元素的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="123"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="120"/>
         <source>×{0}: each cell is read by {0} elements</source>
         <translation>×{0}：每个格子被 {0} 个元素读取</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="133"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="130"/>
         <source>changed by the last write: {0} cell(s), outlined</source>
         <translation>被上次写入改变：{0} 个格子（已描边）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="136"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="133"/>
         <source>; version unchanged: torch does not count writes made through NumPy</source>
         <translation>；版本号不变：torch 不记录通过 NumPy 的写入</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="146"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="143"/>
         <source>alias of {0}: the same bytes</source>
         <translation>{0} 的别名：完全相同的字节</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="147"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="144"/>
         <source>view inside {0}: part of its bytes</source>
         <translation>{0} 内部的视图：它的部分字节</translation>
     </message>
@@ -2311,7 +2321,7 @@
         <translation>没有值读取它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="65"/>
+        <location filename="../../src/tensor_explorer/qt/memory_texts.py" line="66"/>
         <source>No two values share memory.</source>
         <translation>没有两个值共享内存。</translation>
     </message>
@@ -2345,12 +2355,12 @@
         <translation>热图的颜色范围：精确的最小值到最大值；第 {lo:g} 到第 {hi:g} 百分位数（由至多 {n} 个均匀分布的元素估计）；或以 0 为中心对称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="555"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="553"/>
         <source>{lo} to {hi}</source>
         <translation>{lo} 到 {hi}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="561"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="559"/>
         <source>block [{r0}–{r1}, {c0}–{c1}]</source>
         <translation>区块 [{r0}–{r1}, {c0}–{c1}]</translation>
     </message>
@@ -2366,52 +2376,52 @@
 <context>
     <name>TableTools</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="264"/>
         <source>Go to index…</source>
         <translation>转到下标…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="265"/>
         <source>Show and select the cell at an index you type</source>
         <translation>显示并选中你输入的下标所在的单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="266"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="267"/>
         <source>Copy as CSV</source>
         <translation>复制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="268"/>
         <source>Copy as NumPy literal</source>
         <translation>复制为 NumPy 字面量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="325"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="316"/>
         <source>Type an index, like 1, 1</source>
         <translation>请输入下标，例如 1, 1</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="327"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="318"/>
         <source>This value has no axes to go to</source>
         <translation>这个值没有可以转到的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="329"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="320"/>
         <source>{text} is not a whole number</source>
         <translation>{text} 不是整数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="331"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="322"/>
         <source>Give {ndim} indices, one per axis (got {given})</source>
         <translation>需要 {ndim} 个下标，每个轴一个（现在有 {given} 个）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="334"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="325"/>
         <source>{index} is outside axis {axis} (size {size})</source>
         <translation>{index} 超出了第 {axis} 轴的范围（长度 {size}）</translation>
     </message>
@@ -2556,62 +2566,63 @@
 <context>
     <name>UndoController</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="73"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="74"/>
         <source>This change cannot be undone ({0}); what could be undone before it is forgotten.</source>
+        <extracomment>the one rule of when replacing the workspace asks first (core)</extracomment>
         <translation>这一更改无法撤销（{0}）；之前可撤销的操作已清除。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="91"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="98"/>
         <source>&amp;Undo {0}</source>
         <translation>撤销 {0}(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="92"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="99"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="93"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="100"/>
         <source>&amp;Redo {0}</source>
         <translation>重做 {0}(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="94"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="101"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="101"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="108"/>
         <source>Undid: {0}</source>
         <translation>已撤销：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="105"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="112"/>
         <source>Redid: {0}</source>
         <translation>已重做：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="111"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="118"/>
         <source>Wait for the running program to finish (or stop it) first.</source>
         <translation>请先等待正在运行的程序结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="129"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="136"/>
         <source>Unsaved work</source>
         <translation>未保存的工作</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="130"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="137"/>
         <source>The workspace has values you made that are not saved. {0}</source>
         <translation>工作区中有你创建但尚未保存的值。{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="132"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="139"/>
         <source>Save them in a session first? ({0})</source>
         <translation>要先把它们保存为会话吗？（{0}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="133"/>
+        <location filename="../../src/tensor_explorer/qt/undo_actions.py" line="140"/>
         <source>Edit ▸ Undo also brings them back.</source>
         <translation>编辑 ▸ 撤销也能找回它们。</translation>
     </message>
@@ -2665,13 +2676,13 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/values_controls.py" line="88"/>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="45"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="46"/>
         <source>real part</source>
         <translation>实部</translation>
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/values_controls.py" line="89"/>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="46"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="47"/>
         <source>imaginary part</source>
         <translation>虚部</translation>
     </message>
@@ -2701,89 +2712,89 @@
         <translation>横向绘制的轴</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="161"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="162"/>
         <source>computing preview… %p%</source>
         <translation>正在计算预览… %p%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="202"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="236"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="195"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="231"/>
         <source>No value selected.</source>
         <extracomment>every view the panel can show (``ValuesPanel.current_view()``) most cells of a 2-d plane (heatmap or table) and of a 1-d one (plot or table)</extracomment>
         <translation>未选择任何值。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="372"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="363"/>
         <source>Not copied: {cells} cells are selected; at most {limit} can be copied</source>
         <translation>未复制：选中了 {cells} 个单元格，最多只能复制 {limit} 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="368"/>
         <source>Nothing to copy: select cells in the table</source>
         <translation>没有可复制的内容：请先在表格中选中单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="388"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="379"/>
         <source>Copied 1 cell</source>
         <translation>已复制 1 个单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_table.py" line="389"/>
+        <location filename="../../src/tensor_explorer/qt/values_table.py" line="380"/>
         <source>Copied {n} cells</source>
         <translation>已复制 {n} 个单元格</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="30"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="31"/>
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="34"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="35"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="64"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="65"/>
         <source>meta tensor: it has a shape {shape} and a dtype ({dtype}) but no data to show</source>
         <translation>meta 张量：它有形状 {shape} 和 dtype（{dtype}），但没有可显示的数据</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="66"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="67"/>
         <source>nested tensor: its rows have different lengths; not shown</source>
         <translation>嵌套张量：各行长度不同，无法显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="68"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="69"/>
         <source>sparse tensor ({layout}): convert it with .to_dense() to see its values</source>
         <translation>稀疏张量（{layout}）：先用 .to_dense() 转换才能看到它的值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="70"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="71"/>
         <source>quantized tensor: call .dequantize() to see its values</source>
         <translation>量化张量：先调用 .dequantize() 才能看到它的值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="72"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="73"/>
         <source>not a tensor or an array: {type}</source>
         <translation>不是张量也不是数组：{type}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="73"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="74"/>
         <source>a record with the fields {fields}: each field is a value of its own (expand the record in the Workspace and select one)</source>
         <translation>这是一个记录，字段有 {fields}：每个字段都是一个独立的值（在工作区里展开这个记录，选中其中一个）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="76"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="77"/>
         <source>values of dtype {dtype} are not numbers; not shown</source>
         <translation>dtype 为 {dtype} 的值不是数字，无法显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="78"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="79"/>
         <source>empty: shape {shape} has no elements</source>
         <translation>空值：形状 {shape} 中没有元素</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="133"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="134"/>
         <source>in all</source>
         <translation>（全部）</translation>
     </message>
@@ -2795,8 +2806,8 @@
     <message>
         <location filename="../../src/tensor_explorer/qt/values_controls.py" line="105"/>
         <location filename="../../src/tensor_explorer/qt/values_controls.py" line="156"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="458"/>
-        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="459"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="449"/>
+        <location filename="../../src/tensor_explorer/qt/values_panel.py" line="450"/>
         <source>axis {axis}</source>
         <translation>轴 {axis}</translation>
     </message>
@@ -2811,7 +2822,7 @@
         <translation>下标 {i}（0–{last}）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="165"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="166"/>
         <source>computing preview…</source>
         <translation>正在计算预览…</translation>
     </message>
@@ -2821,57 +2832,57 @@
         <translation>下标</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="43"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="44"/>
         <source>magnitude</source>
         <translation>模</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="44"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="45"/>
         <source>phase</source>
         <translation>相位</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="91"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="92"/>
         <source>preview: 1 of every {r} elements of {size}</source>
         <translation>预览：{size} 中每 {r} 个元素取 1 个</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="95"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="96"/>
         <source>preview: 1 of every {r} rows and 1 of every {c} columns of {size}</source>
         <translation>预览：{size} 中每 {r} 行取 1 行、每 {c} 列取 1 列</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="100"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="101"/>
         <source>zoomed in: exact elements</source>
         <translation>已放大：显示的是精确元素</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="102"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="103"/>
         <source>each cell drawn as the extreme of its block</source>
         <translation>每个格子画的是它所在区块的极值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="104"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="105"/>
         <source>looking for NaN, Inf and extremes…</source>
         <translation>正在查找 NaN、Inf 和极值…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="106"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="107"/>
         <source>1 = True, 0 = False</source>
         <translation>1 = True，0 = False</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="119"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="120"/>
         <source>showing {expr}</source>
         <translation>显示 {expr}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="133"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="134"/>
         <source>shown</source>
         <translation>已显示</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_status.py" line="182"/>
+        <location filename="../../src/tensor_explorer/qt/values_status.py" line="184"/>
         <source>Not written: </source>
         <translation>未写入：</translation>
     </message>

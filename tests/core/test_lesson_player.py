@@ -142,6 +142,30 @@ def test_forward_runs_only_new_steps_and_back_replays() -> None:
     assert player.workspace.selected == "a"  # the step's select:
 
 
+def test_every_navigation_that_clears_asks_first_and_refusal_keeps_everything() -> None:
+    """#25: Previous, Reset and a jump back clear the workspace, so they ask (the window's
+    Save / Discard / Cancel); forward never asks; a refusal changes nothing."""
+    player, _seen = tiny_player()
+    player.go_to(3)
+    asked: list[str] = []
+    answer = False
+    player.confirm_clear = lambda navigation: asked.append(navigation) or answer
+    player.workspace.run("mine = torch.ones(2)")
+    a = player.workspace["a"]
+    for navigate in (player.previous_step, player.reset, lambda: player.go_to(1)):
+        navigate()
+        assert player.current == 3 and player.position == 3
+        assert player.workspace["a"] is a and "mine" in player.workspace
+    assert asked == ["lesson-back", "lesson-reset", "lesson-jump-back"]
+    player.next_step()  # forward: adds, never asks
+    assert asked == ["lesson-back", "lesson-reset", "lesson-jump-back"]
+    assert player.current == 4 and "mine" in player.workspace
+    answer = True
+    player.previous_step()
+    assert asked[-1] == "lesson-back" and player.current == 3
+    assert "mine" not in player.workspace and player.workspace["a"] is not a
+
+
 def test_expected_error_and_bounds() -> None:
     player, _ = tiny_player()
     player.go_to(99)  # clamped to the last step

@@ -229,3 +229,51 @@ def test_why_a_change_cannot_be_undone_is_said_in_the_windows_language(
     said = win.statusBar().currentMessage()
     assert "超过 1 MiB" in said and "changed more than" not in said
     assert undo_action(win).isEnabled() is False
+
+
+def test_lesson_previous_reset_and_jump_back_ask_before_replacing_your_values(
+        qtbot: QtBot, make_window) -> None:
+    """#25: with values of the user's own, Previous left 6 of 22 and Reset left 1, with no
+    question. Now each asks (Save / Discard / Cancel); Cancel keeps every value and the step;
+    going forward never asks; after Discard the lesson replays and Undo brings the values back."""
+    win = make_window(ask=True)
+    panel = win.panels["lesson"]
+
+    def settle() -> None:
+        qtbot.waitUntil(lambda: not win.runner.busy and not panel.busy, timeout=TIMEOUT)
+
+    with qtbot.waitSignal(panel.step_shown, timeout=TIMEOUT):
+        win.open_lesson("welcome")
+    settle()
+    panel.next_step()
+    settle()
+    panel.next_step()
+    settle()
+    assert panel.current == 3
+    run(qtbot, win, "\n".join(f"mine{i} = torch.full((2,), {i}.0)" for i in range(22)))
+    before = win.workspace.names()
+    seen: list[str] = []
+    for navigate in (panel.previous_step, panel.reset, lambda: panel.go_to(1)):
+        answer_next_question(QtWidgets.QMessageBox.StandardButton.Cancel, seen)
+        navigate()
+        settle()
+        assert win.workspace.names() == before and panel.current == 3
+        assert panel.step_combo.currentIndex() == 2
+    assert len(seen) == 3 and all("not saved" in text for text in seen)
+    assert "Reset" in seen[1] and "back" in seen[0]
+    panel.next_step()  # forward adds to the workspace: no question
+    settle()
+    assert len(seen) == 3 and panel.current == 4 and "mine21" in win.workspace.names()
+    answer_next_question(QtWidgets.QMessageBox.StandardButton.Discard, seen)
+    panel.previous_step()
+    settle()
+    assert len(seen) == 4 and panel.current == 3 and "mine0" not in win.workspace.names()
+    assert not win.undo.unsaved  # what remains is the lesson's own
+    panel.previous_step()  # nothing of the user's left: no question
+    settle()
+    assert len(seen) == 4 and panel.current == 2
+    for _ in range(80):  # Discard is undoable: step back until the user's values return
+        if "mine21" in win.workspace.names() or not undo_action(win).isEnabled():
+            break
+        undo_action(win).trigger()
+    assert torch.equal(win.workspace["mine21"], torch.full((2,), 21.0))

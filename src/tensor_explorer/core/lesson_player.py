@@ -149,6 +149,10 @@ class LessonPlayer:
         self._launching = False
         self._clearing = False
         self._deferred: int | None = None  # a step asked for while something was running
+        #: asked before going back, a jump back or Reset clears the workspace (with the
+        #: navigation: "lesson-back", "lesson-jump-back" or "lesson-reset", see
+        #: :mod:`.unsaved`); False keeps everything as it is. None: never asked (scripts).
+        self.confirm_clear: Callable[[str], bool] | None = None
 
     @classmethod
     def inline(cls, workspace: Workspace | None = None,
@@ -183,7 +187,7 @@ class LessonPlayer:
         self._queue.clear()
         self.events.opened.emit(self.source)
         if run:
-            self.go_to(1, fresh=True)
+            self.go_to(1, fresh=True, asked=True)  # (whoever opened it asked)
         else:
             self.events.changed.emit()
 
@@ -303,21 +307,29 @@ class LessonPlayer:
 
     def previous_step(self) -> None:
         if self.lesson is not None and self.wanted - 1 >= 1:
-            self.go_to(self.wanted - 1)
+            self.go_to(self.wanted - 1, navigation="lesson-back")
 
     def reset(self) -> None:
         """Clear the workspace and run the first step again."""
         if self.lesson is not None:
-            self.go_to(1, fresh=True)
+            self.go_to(1, fresh=True, navigation="lesson-reset")
 
-    def go_to(self, number: int, *, fresh: bool = False) -> None:
+    def go_to(self, number: int, *, fresh: bool = False, asked: bool = False,
+              navigation: str = "lesson-jump-back") -> None:
         """Show step ``number``: run the steps up to it. Going forward runs only the steps not
-        yet run; going back (or ``fresh``) clears the workspace and replays from step 1. While
-        a step (or another program) runs, the request waits for it."""
+        yet run; going back (or ``fresh``) clears the workspace and replays from step 1, after
+        :attr:`confirm_clear` agreed (unless ``asked`` already). While a step (or another
+        program) runs, the request waits for it."""
         if self.lesson is None:
             return
         number = max(1, min(number, len(self.lesson.steps)))
-        if self.pending is not None or self.runner.busy:
+        busy = self.pending is not None or self.runner.busy
+        clears = fresh or number <= (self.target if busy else self.position)
+        if (clears and not asked and self.confirm_clear is not None
+                and not self.confirm_clear("lesson-reset" if fresh else navigation)):
+            self.events.changed.emit()  # (the step chooser shows the step still shown)
+            return
+        if busy:
             if self.pending is not None and not fresh and number > self.target \
                     and self._deferred is None:
                 self._queue.extend(range(self.target + 1, number + 1))
@@ -418,7 +430,7 @@ class LessonPlayer:
         if self._deferred is None or self.pending is not None or self.runner.busy:
             return
         target, self._deferred = self._deferred, None
-        self.go_to(abs(target), fresh=target < 0)
+        self.go_to(abs(target), fresh=target < 0, asked=True)  # (asked when it was asked for)
 
     def _step_done(self, result: core.StepResult) -> None:
         self.position = result.step.number

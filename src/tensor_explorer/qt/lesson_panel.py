@@ -107,6 +107,8 @@ class LessonPanel(QtWidgets.QWidget):
 
     step_shown = QtCore.Signal(int)
     lesson_opened = QtCore.Signal(str)
+    # going back or Reset is about to replace the workspace, and whoever was asked agreed
+    restarting = QtCore.Signal()
 
     def __init__(
         self,
@@ -124,6 +126,7 @@ class LessonPanel(QtWidgets.QWidget):
                                    lambda fn: QtCore.QTimer.singleShot(0, fn))
         #: asked before a lesson replaces the workspace (``what`` happens): True to go on
         self.confirm_replace: Callable[[str], bool] | None = None
+        self.player.confirm_clear = self._confirm_clear
         #: the message shown instead of a step (its title, re-translated; its detail), if any
         self._message: tuple[Callable[[], str], str] | None = None
         self._build()
@@ -143,6 +146,23 @@ class LessonPanel(QtWidgets.QWidget):
         self._fill_lessons()
         self._restyle()
         self._update_controls()
+
+    def _confirm_clear(self, navigation: str) -> bool:
+        """Going back, a jump back or Reset replays the lesson from step 1 in a cleared
+        workspace: ask first (see :mod:`tensor_explorer.core.unsaved`)."""
+        if self.confirm_replace is None:
+            return True
+        what = (self.tr("Reset starts the lesson again from step 1, which replaces them.")
+                if navigation == "lesson-reset" else
+                self.tr("Going back replays the lesson from step 1, which replaces them."))
+        if not self.confirm_replace(what):
+            if self.current:  # the step chooser shows the step still shown
+                self.step_combo.blockSignals(True)
+                self.step_combo.setCurrentIndex(self.current - 1)
+                self.step_combo.blockSignals(False)
+            return False
+        self.restarting.emit()
+        return True
 
     # -- building ------------------------------------------------------------------------------
 

@@ -319,6 +319,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if isinstance(panel, LessonPanel):  # a lesson replaces the workspace: nothing lost
             panel.confirm_replace = self.confirm_replace
             panel.lesson_opened.connect(lambda _source: self.undo.saved())
+            panel.restarting.connect(self.undo.saved)
         dock = self.docks[name]
         placeholder = dock.widget()
         dock.setWidget(PanelFrame(panel))  # scrolls when the dock is short: nothing squeezed

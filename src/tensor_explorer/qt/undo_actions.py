@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.catalog import text_in
 from ..core.undo import Change, UndoHistory
+from ..core.unsaved import UnsavedWork
 from . import i18n
 from .bridge import WorkspaceBridge
 
@@ -45,7 +46,8 @@ class UndoController(QtCore.QObject):
         self.history = UndoHistory()
         self.stepping = stepping
         self.say = say
-        self.unsaved = False
+        #: the one rule of when replacing the workspace asks first (core)
+        self.work = UnsavedWork(lambda: bool(bridge.workspace.names()), stepping)
         self.busy = False
         self.undo_action = QtGui.QAction(self)
         self.undo_action.setShortcut(QtGui.QKeySequence.StandardKey.Undo)
@@ -63,20 +65,25 @@ class UndoController(QtCore.QObject):
 
     def _pushed(self, change: Change) -> None:
         self.history.push(change)
-        if not self.stepping():
-            self.unsaved = True
+        self.work.changed()
         self.retranslate()
 
     def _refused(self, why: str) -> None:
         self.history.clear(why)
-        self.unsaved = True
+        self.work.touched_by_user()
         self.say(self.tr("This change cannot be undone ({0}); what could be undone before it "
                          "is forgotten.").format(text_in(why, i18n.current())))
         self.retranslate()
 
     def saved(self) -> None:
         """The workspace was just saved, opened, or started afresh: nothing unsaved."""
-        self.unsaved = False
+        self.work.saved()
+
+    @property
+    def unsaved(self) -> bool:
+        """Work of the user's own that is not saved (:class:`~tensor_explorer.core.unsaved.
+        UnsavedWork`)."""
+        return self.work.unsaved
 
     def set_busy(self, busy: bool) -> None:
         """A program runs: undo waits for it."""
@@ -111,7 +118,7 @@ class UndoController(QtCore.QObject):
             self.say(self.tr("Wait for the running program to finish (or stop it) first."))
             return
         if change is not None:
-            self.unsaved = True
+            self.work.touched_by_user()
             self.say(said.format(_short(change.label)))
         self.retranslate()
 
@@ -122,7 +129,7 @@ class UndoController(QtCore.QObject):
         """Before ``what`` replaces the workspace: with unsaved work, ask Save / Discard /
         Cancel (``save()`` saves and says whether it did). True: go on. ``hint``: how the
         work comes back after Discard (default: Edit ▸ Undo)."""
-        if not self.unsaved or not self.bridge.workspace.names():
+        if not self.work.at_risk():
             return True
         box = QtWidgets.QMessageBox(parent)
         box.setIcon(QtWidgets.QMessageBox.Icon.Question)
