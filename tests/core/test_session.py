@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import pickle
 import struct
@@ -18,7 +19,7 @@ import pytest
 import torch
 
 import tensor_explorer as tx
-from tensor_explorer.core import session
+from tensor_explorer.core import session, signing
 from tensor_explorer.core.loading import LoadError, _member_data_start
 from tensor_explorer.core.memory import allocation
 from tensor_explorer.core.workspace import Workspace
@@ -55,8 +56,11 @@ def relations(ws: Workspace) -> list[tuple[Any, ...]]:
 
 
 def rewrite(path: Path, change: Callable[[dict[str, Any]], None] | None = None,
-            extra: dict[str, bytes] | None = None, drop: tuple[str, ...] = ()) -> None:
-    """Rewrite a session's manifest (and members) in place, as an attacker would."""
+            extra: dict[str, bytes] | None = None, drop: tuple[str, ...] = (),
+            sign: bool = False) -> None:
+    """Rewrite a session's manifest (and members) in place, as an attacker would (its
+    signature, if any, kept as it was: it no longer fits); ``sign``: signed again with this
+    user's key, as if this app had written it."""
     with zipfile.ZipFile(path) as zf:
         members = {i.filename: zf.read(i) for i in zf.infolist()}
     manifest = json.loads(members[session.MANIFEST])
@@ -64,10 +68,24 @@ def rewrite(path: Path, change: Callable[[dict[str, Any]], None] | None = None,
         change(manifest)
     members[session.MANIFEST] = json.dumps(manifest).encode()
     members.update(extra or {})
+    if sign:
+        members[session.SIGNATURE] = signature_of(members)
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in members.items():
             if name not in drop:
                 zf.writestr(name, data)
+
+
+def signature_of(members: dict[str, bytes], key: bytes | None = None) -> bytes:
+    """The signature member this app would write for these members (with ``key``, else the
+    user's key)."""
+    key = key if key is not None else signing.load_key(create=True)
+    assert key is not None
+    manifest = json.loads(members[session.MANIFEST])
+    data = [members[f"data/{i}.bin"] for i in range(len(manifest["allocations"]))]
+    mac = signing.mac(key, members[session.MANIFEST],
+                      [(len(d), hashlib.sha256(d).hexdigest()) for d in data])  # fmt: skip
+    return json.dumps({"alg": "HMAC-SHA256", "mac": mac}).encode()
 
 
 @pytest.fixture
@@ -482,13 +500,15 @@ def test_pickled_payloads_never_run(saved: Path, tmp_path: Path) -> None:
     rewrite(saved, extra={session.MANIFEST: payload})
     with pytest.raises(LoadError, match="JSON"):
         Workspace.open(saved)
-    # 4. a hostile recipe goes through the restricted runner and is refused
+    # 4. a hostile recipe never runs: the file is not the user's own any more (its signature
+    # does not fit), and a torch.nn module is rebuilt from its data alone
     ws = Workspace()
     ws.run("model = nn.Linear(2, 2)")
     ws.save(saved)
     rewrite(saved, _set(["values", 0, "recipe"], f"model = open({str(canary)!r}, 'w')"))
     out = Workspace.open(saved)
-    assert "model" not in out and any("model" in n for n in out.session_notes)
+    assert type(out["model"]) is torch.nn.Linear and torch.equal(out["model"].weight,
+                                                                  ws["model"].weight)
     assert not canary.exists()
 
 
@@ -605,9 +625,9 @@ def test_opening_an_empty_workspace_emits_only_added(rich: Path) -> None:
 def test_a_value_that_cannot_be_rebuilt_is_left_out_with_a_note(rich: Path) -> None:
     def break_f(m: dict[str, Any]) -> None:
         (entry,) = [e for e in m["values"] if e["name"] == "f"]
-        entry["recipe"] = "f = 3"  # binds f, but not to a function
+        entry["source"] = "f = 3"  # binds f, but not to a function
 
-    rewrite(rich, break_f)
+    rewrite(rich, break_f, sign=True)
     ws = Workspace()
     events = record_events(ws)
     ws.load_session(rich)

@@ -689,7 +689,44 @@ CATALOG: dict[str, dict[str, str]] = {
     "session.module-not-role": {"en": "{key} is not a {role} of it", "zh": "{key} 不是它的 {role}"},
     "session.module-shape": {"en": "{key} has another shape or dtype than the one saved",
                              "zh": "{key} 的形状或 dtype 与保存的不同"},
-    "session.module-device": {"en": "{key} is on another device", "zh": "{key} 在另一个设备上"},
+    # version 2: data never needs code; code runs again only from the user's own (signed) files
+    "session.bad-tree": {"en": "{what}: bad tree of submodules",
+                         "zh": "{what}：子模块树的格式不对"},
+    "session.at-node": {"en": "{what}: submodule {index}", "zh": "{what}：第 {index} 个子模块"},
+    "session.bad-module": {"en": "module {name!r} cannot be put together from its data ({why})",
+                           "zh": "无法用保存的数据拼出模块 {name!r}（{why}）"},
+    "session.saved-module-name": {"en": "{typ} (saved, not rebuilt)",
+                                  "zh": "{typ}（已保存，未重建）"},
+    "session.saved-module-forward": {
+        "en": "{typ}'s code has not run: trust the session to rebuild it",
+        "zh": "{typ} 的代码还没有运行：信任这个会话即可重建它",
+    },
+    "session.note-no-recipe": {
+        "en": "{name} (a {typ}) shows its saved parameters and buffers: no statement in the "
+              "session can rebuild it",
+        "zh": "{name}（{typ}）只显示保存的参数和缓冲区：会话里没有能重建它的语句",
+    },
+    "session.note-code-not-run": {
+        "en": "the session's code did not run ({why}): {names} not rebuilt; its modules show "
+              "their saved parameters and buffers. Trust the session to rebuild them",
+        "zh": "会话里的代码没有运行（{why}）：{names} 没有重建；其中的模块只显示保存的参数和"
+              "缓冲区。信任这个会话即可重建它们",
+    },
+    "session.foreign-v1": {
+        "en": "it was written by an older version of the app, which did not sign its files",
+        "zh": "它是旧版应用写的，旧版不给文件签名",
+    },
+    "session.foreign-unsigned": {"en": "it is not signed: this app did not write it for you",
+                                 "zh": "它没有签名：不是本应用为你写的"},
+    "session.foreign-other": {
+        "en": "its signature is not yours: it was written elsewhere, or changed since",
+        "zh": "它的签名不是你的：它是在别处写的，或者写好后被改过",
+    },
+    "session.rebuild-not-class": {"en": "its statement did not make a class",
+                                  "zh": "它的语句没有生成类"},
+    "session.optimizer-class": {"en": "{typ} is not an optimizer of torch.optim",
+                                "zh": "{typ} 不是 torch.optim 的优化器"},
+    "session.undo-rebuilt": {"en": "the session's code was rebuilt", "zh": "会话的代码已重建"},
     # notes on how a file was read (loading.load_notes, to_tensor)
     "load.note-trailing": {"en": "{nbytes:,} bytes after the data were ignored, as NumPy does",
                            "zh": "数据后面的 {nbytes:,} 字节被忽略了（NumPy 也是这样做的）"},

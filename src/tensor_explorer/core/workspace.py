@@ -104,7 +104,7 @@ class Origin:
     grad_mode: str | None = None
     device: str | None = None
     line: int | None = None
-    binding: str = "assign"  # "assign" | "def" | "import" | "for" | "with" | "set"
+    binding: str = "assign"  # "assign" | "def" | "class" | "import" | "for" | "with" | "set"
     file: str | None = None  # "set": the file it was opened from ("data.npz [x]": a member)
 
     @property
@@ -204,6 +204,11 @@ class Workspace:
         self.last_result: str | None = None
         #: notes from opening a session file (values not saved, CUDA values opened on the CPU)
         self.session_notes: tuple[str, ...] = ()
+        #: what a session from elsewhere held as code and did not run (its classes' and
+        #: functions' source, the statements that made its modules): None when nothing waits.
+        #: Opaque here: :func:`tensor_explorer.core.session.rebuild_code` runs it once the user
+        #: trusts the session
+        self.session_code: object | None = None
         #: record each change for undo (the window turns it on; off: nothing is copied)
         self.track_changes = False
 
@@ -418,6 +423,7 @@ class Workspace:
             self._origins.clear()
             self._user_names.intersection_update(self._ns)
             self.session_notes = ()
+            self.session_code = None
         for name in names:
             self.events.removed.emit(name)
         if self._selected is not None:
@@ -463,6 +469,7 @@ class Workspace:
         rebuild: Callable[[list[str]], Mapping[str, Any]] | None = None,
         order: Sequence[str] | None = None,
         reason: str = Message("undo.replaced"),
+        code: object | None = None,
     ) -> list[str]:
         """Replace everything this workspace holds, as one change; return the names.
 
@@ -476,7 +483,8 @@ class Workspace:
         in ``order`` that neither gives is left out, and so is anything else a statement of
         ``rebuild`` bound. Then ``history`` is the history, ``origins`` the origins of the
         values listed, ``selected`` the selection (when it is one of them), ``notes`` (and
-        those ``rebuild`` added) the ``session_notes``.
+        those ``rebuild`` added) the ``session_notes``, ``code`` the ``session_code`` (what a
+        session held as code and did not run).
 
         The events are those of the whole replacement, nothing in between: ``removed`` for
         each name it had, ``selected(None)`` when something was selected, ``added`` for each
@@ -515,6 +523,7 @@ class Workspace:
                 self._to_restricted()  # what the rebuilt functions see: every value
                 self.last_output, self.last_notes, self.last_result = "", (), None
                 self.session_notes = (*notes, *added_notes)
+                self.session_code = code
         finally:
             self.track_changes = tracking
             self._replaced(old_names, old_selected, reason)
