@@ -186,6 +186,45 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "{construct} are not available in the restricted runner",
         "zh": "{construct}在受限运行器里不可用",
     },
+    # memory safety (sandbox_allowlist.py): what could corrupt the app's memory is refused
+    "refused.memory-resize": {
+        "en": "{owner}.{name} changes the size or the owner of memory that other values may "
+              "still use (using them afterwards could crash the app), so it is not available "
+              "in the restricted runner",
+        "zh": "{owner}.{name} 会改变其他值可能仍在使用的内存的大小或归属"
+              "（之后再用这些值可能让应用崩溃），所以在受限运行器里不可用",
+    },
+    "refused.memory-raw": {
+        "en": "{owner}.{name} hands out or changes the raw memory behind a value (or the flags "
+              "that protect it), so it is not available in the restricted runner",
+        "zh": "{owner}.{name} 会交出或改动一个值背后的原始内存（或保护它的标志），"
+              "所以在受限运行器里不可用",
+    },
+    "refused.memory-unchecked": {
+        "en": "{owner}.{name} can write memory without torch's or NumPy's checks (it could "
+              "crash the app), so it is not available in the restricted runner",
+        "zh": "{owner}.{name} 可能绕过 torch 或 NumPy 的检查写内存（可能让应用崩溃），"
+              "所以在受限运行器里不可用",
+    },
+    "refused.memory-unreviewed": {
+        "en": "{owner}.{name} has not been reviewed for memory safety (it is new in this "
+              "version of torch or NumPy), so it is not available in the restricted runner",
+        "zh": "{owner}.{name} 还没有经过内存安全审查（它是这个版本的 torch 或 NumPy 新增的），"
+              "所以在受限运行器里不可用",
+    },
+    "refused.memory-storage": {
+        "en": "{owner}.{name} is not available in the restricted runner: a storage offers only "
+              "facts about its memory and copies of it (use the tensor for the rest)",
+        "zh": "{owner}.{name} 在受限运行器里不可用：存储（storage）只提供关于其内存的信息和副本"
+              "（其余操作请对张量做）",
+    },
+    "refused.memory-out": {
+        "en": "out= into a tensor that shares its memory with a NumPy array is not available "
+              "in the restricted runner (torch would give it a shape its memory cannot hold): "
+              "use the result instead (y = torch.add(a, b))",
+        "zh": "在受限运行器里不能用 out= 写入与 NumPy 数组共享内存的张量"
+              "（torch 会给它一个内存容纳不下的形状）：请改用返回值（y = torch.add(a, b)）",
+    },
     # --- the constructs refused.construct names (sandbox._REFUSED_NODES)
     "construct.async-functions": {"en": "async functions", "zh": "异步函数（async def）"},
     "construct.async-for": {"en": "async for loops", "zh": "async for 循环"},
@@ -1751,6 +1790,29 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "工作区的内容被整个替换了",
     },
     "undo.session-opened": {"en": "a session was opened", "zh": "打开了一个会话"},
+    # what undo cannot put back (Change.notes) and the undo entry's text (UndoHistory.undo_text)
+    "undo.history-lost": {
+        "en": "the autograd history (grad_fn, is_leaf) of {names}",
+        "zh": "{names} 的自动求导历史（grad_fn、is_leaf）",
+    },
+    "undo.read-only-kept": {
+        "en": "{names} stays read-only: NumPy does not make an array that borrows its memory "
+              "writeable again",
+        "zh": "{names} 仍是只读的：NumPy 不允许把借用他人内存的数组重新设为可写",
+    },
+    "undo.layout-kept": {
+        "en": "the shape, strides or dtype of {names}, which NumPy does not let be set back",
+        "zh": "{names} 的形状、步长或 dtype（NumPy 不允许改回）",
+    },
+    "undo.large-arrays": {
+        "en": "NumPy arrays too large to copy up front, if changed in place",
+        "zh": "太大而无法预先复制的 NumPy 数组（若被原地修改）",
+    },
+    "undo.text": {"en": "Undo {label}", "zh": "撤销 {label}"},
+    "undo.text-partial": {
+        "en": "Undo {label} (not put back: {notes})",
+        "zh": "撤销 {label}（无法恢复：{notes}）",
+    },
     # --- the lesson checker's words (lessons.check_step: Check.text of a step's own error, and
     # what a check found); values, code and torch's words go in as parameters, as written
     "checker.code-runs": {"en": "the step's code runs", "zh": "这一步的代码能正常运行"},

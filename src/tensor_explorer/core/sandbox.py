@@ -58,12 +58,28 @@ this module, never through plain ``exec`` (the user's own code runs as full Pyth
    on any object, the file/process/serialization/native entry points (``save``, ``load``,
    ``from_file``, ``fromfile``, ``tofile``, ``dump``, ``dumps``, ``memmap``, ``ctypes``, ``cffi``,
    ``share_memory_``, ``compile``, ``load_library``, ``set_`` ...), frame and generator internals
-   (``gi_frame``, ``f_globals``, ``tb_frame``, ``mro``, ``with_traceback``...), every attribute of
-   storages but a read-only few, and attribute writes on modules and classes.
+   (``gi_frame``, ``f_globals``, ``tb_frame``, ``mro``, ``with_traceback``...), and attribute
+   writes on modules and classes. Tensors (``torch.Tensor``, ``nn.Parameter``...), arrays
+   (``np.ndarray``, ``np.matrix``, ``np.recarray``), NumPy scalars and storages are
+   *allowlists* too: a program may use only the methods and attributes listed in
+   :mod:`~tensor_explorer.core.sandbox_allowlist`, each reviewed for memory safety, by any route
+   (``x.m``, ``type(x).m``, ``torch.Tensor.m``, ``torch.FloatTensor.m``, ``np.ndarray.m``,
+   ``hasattr``, format strings). A name a newer torch or NumPy adds is refused until reviewed.
 8. **Format strings** (``str.format``/``format_map``) resolve their ``{0.attr}`` fields through
    the same guard, so ``"{0.__class__}".format(x)`` is refused and ``"{:.3f}".format(x)`` works.
-9. **Memory-unsafe constructors are refused**: ``np.ndarray``/``np.recarray`` with a buffer,
-   ``Tensor.set_``, storage resizing, sparse constructors (which skip index checks).
+9. **Nothing a program does can corrupt memory** (crash the app, or read or write memory it
+   does not own). Refused: ``np.ndarray``/``np.recarray`` with a buffer; sparse constructors
+   (which skip index checks); what changes the size or the owner of memory under live views
+   (``Tensor.resize_``/``resize_as_``/``resize``/``set_``, ``torch.resize_as_``, storage
+   ``resize_``, ``ndarray.resize``, ``sparse_resize_``, ``share_memory_``); what hands out raw
+   memory or the flags that guard it (``ndarray.data``: a memoryview, ``ctypes``, ``setflags``,
+   ``a.flags.writeable = ...``, storage ``from_buffer``/``copy_``/``fill_``); ``to_mkldnn``;
+   ``out=`` into a tensor over NumPy memory (torch would give it a shape its memory cannot
+   hold). The index tensors of sparse tensors (``indices()``, ``crow_indices()``,
+   ``col_indices()``, ``ccol_indices()``, ``row_indices()``) are copies: writing to them
+   cannot reach the kernels that trust them. ``as_strided`` stays: torch checks it against the
+   storage. ``tests/core/test_crash_fuzz.py`` (and ``bench/fuzz_restricted.py``) run random
+   programs of the allowed methods in child processes and fail on any crash.
 10. **Refusals cannot be caught** by the program (they are not ``Exception`` subclasses), and a
     bare ``except:`` means ``except Exception:``. A refusal ends the program with a
     :class:`~tensor_explorer.core.runner.ProgramError` whose kind is ``"refused"``; every
@@ -105,6 +121,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from . import sandbox_allowlist as allowlist
 from .catalog import Message
 from .sysmem import available_memory
 
@@ -208,11 +225,9 @@ DENIED_ATTRS: frozenset[str] = frozenset(
 #: attribute prefixes refused on every object (frames, code, generators, tracebacks)
 DENIED_PREFIXES: tuple[str, ...] = ("_", "gi_", "cr_", "ag_", "f_", "tb_", "co_", "func_", "im_")
 
-#: the only attributes a storage object (``x.untyped_storage()``) exposes
-STORAGE_ATTRS: frozenset[str] = frozenset(
-    {"data_ptr", "nbytes", "size", "element_size", "device", "dtype", "tolist", "is_cuda",
-     "clone", "cpu", "get_device", "is_shared", "is_pinned", "type"}
-)  # fmt: skip
+#: the only attributes a storage object (``x.untyped_storage()``) exposes (read-only facts and
+#: copies: :data:`~tensor_explorer.core.sandbox_allowlist.STORAGE_ALLOWED`)
+STORAGE_ATTRS: frozenset[str] = allowlist.STORAGE_ALLOWED
 
 #: the only attributes starting with ``_`` a program may name: read-only facts. ``__name__`` and
 #: ``__qualname__`` are answered when their value is a ``str``; ``__version__`` by the torch and
@@ -231,6 +246,61 @@ OVERRIDABLE: frozenset[str] = frozenset({"forward", "extra_repr", "reset_paramet
 
 _FRAMELIKE = (types.FrameType, types.TracebackType, types.CodeType)
 _STORAGES = (torch.UntypedStorage, torch.TypedStorage)
+#: the metaclass of torch's legacy tensor types (``torch.FloatTensor``...): classes that are not
+#: subclasses of ``torch.Tensor`` but hand out its methods
+_TENSORTYPE = type(torch.FloatTensor)
+#: how a refusal names the owner of a method, per kind of value (sandbox_allowlist.TABLES)
+_KIND_OWNER = {"tensor": "torch.Tensor", "ndarray": "np.ndarray", "generic": "np.generic",
+               "storage": "storage"}  # fmt: skip
+
+
+def memory_kind(obj: Any) -> str | None:
+    """Which allowlist of :mod:`~tensor_explorer.core.sandbox_allowlist` governs the attributes
+    of ``obj`` (a value or a class): ``"tensor"``, ``"ndarray"``, ``"generic"`` (NumPy
+    scalars), ``"storage"``, or None (not one of those)."""
+    if isinstance(obj, GuardedClass):
+        obj = obj._tx_cls
+    if isinstance(obj, type):
+        if isinstance(obj, _TENSORTYPE) or issubclass(obj, torch.Tensor):
+            return "tensor"
+        if issubclass(obj, np.ndarray):
+            return "ndarray"
+        if issubclass(obj, np.generic):
+            return "generic"
+        if issubclass(obj, _STORAGES):
+            return "storage"
+        return None
+    if isinstance(obj, torch.Tensor):
+        return "tensor"
+    if isinstance(obj, np.ndarray):
+        return "ndarray"
+    if isinstance(obj, np.generic):
+        return "generic"
+    if isinstance(obj, _STORAGES):
+        return "storage"
+    return None
+
+
+def memory_refusal(obj: Any, name: str) -> Message | None:
+    """Why ``obj.name`` is refused by the memory-safety allowlists, or None when it may be read
+    (allowed, not an attribute of a tensor/array/scalar/storage, or an attribute the program
+    set itself). A name the class does not have at all is not refused: reading it raises the
+    usual ``AttributeError``."""
+    kind = memory_kind(obj)
+    if kind is None:
+        return None
+    allowed, refused = allowlist.TABLES[kind]
+    if name in allowed:
+        return None
+    is_class = isinstance(obj, type | GuardedClass)
+    cls = obj._tx_cls if isinstance(obj, GuardedClass) else obj if is_class else type(obj)
+    if inspect.getattr_static(cls, name, _MISSING) is _MISSING:
+        return None  # no such attribute (or an instance's own: x.note = 1 ... x.note)
+    if kind == "generic" and any(name in vars(base) for base in cls.__mro__
+                                 if base.__module__ == "builtins" and base is not object):
+        return None  # np.float64 is a float: float.hex, float.fromhex...
+    code = refused.get(name, allowlist.UNREVIEWED)
+    return Message(code, owner=_KIND_OWNER[kind], name=name)
 
 
 def attr_refusal(name: str) -> Message | None:
@@ -378,7 +448,7 @@ _TORCH_DENY = frozenset(
     }
 )  # fmt: skip
 _TORCH_DENY_PARTS = ("cudnn", "miopen", "mkldnn", "fbgemm", "quantiz", "autocast", "sym_",
-                     "dlpack", "sparse_", "vulkan", "_ir")  # fmt: skip
+                     "dlpack", "sparse_", "vulkan", "_ir", "resize")  # fmt: skip
 _TORCH_SETTERS_OK = frozenset({"set_grad_enabled", "set_default_dtype", "set_printoptions",
                                "set_rng_state"})  # fmt: skip
 # mixed precision, as the course writes it: the context manager and what it reports (it changes
@@ -631,7 +701,7 @@ def module_proxy(name: str) -> ModuleProxy:
         builder = _builders().get(name)
         if builder is None:
             raise refuse("refused.module", name=name)
-        proxy = ModuleProxy(name, _size_guarded(name, builder()))
+        proxy = ModuleProxy(name, _out_guarded(name, _size_guarded(name, builder())))
         _PROXIES[name] = proxy
     return proxy
 
@@ -839,6 +909,41 @@ def _size_guarded(module: str, members: dict[str, Any]) -> dict[str, Any]:
     return members
 
 
+#: the module proxies whose functions take ``out=`` tensors (checked by :func:`check_out`)
+_OUT_MODULES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft",
+                          "torch.special"})  # fmt: skip
+
+
+def check_out(out: Any) -> None:
+    """Refuse ``out=`` tensors whose memory cannot grow (it is a NumPy array's:
+    ``torch.from_numpy(a)``, or ``t.numpy()`` was called): torch resizes an ``out=`` tensor
+    to the result's shape before it finds that its storage cannot grow, and leaves the tensor
+    with that shape over the smaller memory (reads and writes out of bounds)."""
+    for t in out if isinstance(out, tuple | list) else (out,):
+        if (isinstance(t, torch.Tensor) and t.layout == torch.strided
+                and not t.untyped_storage().resizable()):
+            raise refuse("refused.memory-out")
+
+
+def _out_checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if out is not None:
+            check_out(out)
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def _out_guarded(module: str, members: dict[str, Any]) -> dict[str, Any]:
+    if module in _OUT_MODULES:
+        for name, value in members.items():
+            if callable(value) and not isinstance(value, type) and not isinstance(value, _Sub):
+                members[name] = _out_checked(value)
+    return members
+
+
 _GUARD_LOCK = threading.Lock()
 _GUARD_DEPTH = [0]
 _GUARD_SAVED: dict[tuple[Any, str], Any] = {}
@@ -1001,14 +1106,15 @@ def guarded_getattr(obj: Any, name: str) -> Any:
         raise refuse(why)
     if type(obj) is ModuleProxy:
         return obj._tx_get(name)
+    memory = memory_refusal(obj, name)  # tensors, arrays, scalars, storages and their classes
+    if memory is not None:
+        raise refuse(memory)
     if isinstance(obj, GuardedClass):
         value = getattr(obj._tx_cls, name)
     elif _is_module(obj):
         raise refuse("refused.modules")
     elif isinstance(obj, _FRAMELIKE):
         raise refuse("refused.frames")
-    elif isinstance(obj, _STORAGES) and name not in STORAGE_ATTRS:
-        raise refuse("refused.member", owner="storage", name=name)
     elif name in ("format", "format_map") and (
         isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str))
     ):
@@ -1018,10 +1124,25 @@ def guarded_getattr(obj: Any, name: str) -> Any:
         value = getattr(obj, name)
     if _is_module(value):
         raise refuse("refused.module-attr", name=name)
+    if name in allowlist.TENSOR_COPIED and callable(value) and memory_kind(obj) == "tensor":
+        value = _copying(value)
     cls = obj._tx_cls if isinstance(obj, GuardedClass) else obj
     if isinstance(cls, type) and not isinstance(value, type):
         return _unbound(cls, name, value)
     return value
+
+
+def _copying(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A sparse tensor's ``indices()`` (``crow_indices()``...) that returns a copy: the tensor
+    torch hands out is the sparse tensor's own, and sparse kernels trust what is written there
+    (``s.indices()[0, 0] = 10**8`` then ``s.to_dense()`` writes out of bounds)."""
+
+    @functools.wraps(method)
+    def copy(*args: Any, **kwargs: Any) -> Any:
+        result = method(*args, **kwargs)
+        return result.clone() if isinstance(result, torch.Tensor) else result
+
+    return copy
 
 
 #: what a class hands out for a method read on the class itself (``Cls.method``)
@@ -1066,6 +1187,8 @@ def _check_store(obj: Any, name: str) -> None:
         raise refuse("refused.set-attr", name=name)
     if isinstance(obj, np.ndarray) and name != "shape":
         raise refuse("refused.set-ndarray", name=name)
+    if isinstance(obj, _NP_FLAGS):  # a.flags.writeable = ...: what ndarray.setflags does
+        raise refuse("refused.memory-raw", owner="np.ndarray.flags", name=name)
     for klass in type(obj).__mro__:
         if (klass not in _RESTRICTED_CLASSES and klass is not object and name in vars(klass)
                 and not inspect.isdatadescriptor(vars(klass)[name])):
@@ -1086,6 +1209,7 @@ def guarded_delattr(obj: Any, name: str) -> None:
     delattr(obj, name)
 
 
+_NP_FLAGS = type(np.zeros(0).flags)
 _IOPS: dict[str, Callable[[Any, Any], Any]] = {}
 
 
