@@ -40,6 +40,14 @@ def _session_bytes() -> bytes:
         "e = torch.zeros(2).expand(3, 2)\n"
         "model = nn.Linear(2, 1)\n"
         "n = [1, 2.5, 'x']\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\n"
+        "net = Net()\n"
+        "opt = torch.optim.Adam(net.parameters())\n"
+        "net.body(torch.ones(2)).sum().backward()\n"
+        "opt.step()\n"
     )
     buf = io.BytesIO()
     snap = session.capture(ws)
@@ -68,7 +76,10 @@ def _open_bytes(tmp_path: Path, data: bytes) -> Workspace | None:
 
 def test_the_seed_session_opens(tmp_path: Path) -> None:
     ws = _open_bytes(tmp_path, SESSION)
-    assert ws is not None and ws.names() == ["a", "t", "v", "w", "e", "model", "n"]
+    # version 2: a module of a class of the program's own (a placeholder until trusted), an
+    # optimizer with state; the class itself is code and waits for trust
+    assert ws is not None and ws.names() == ["a", "t", "v", "w", "e", "model", "n", "net", "opt"]
+    assert ws.member("net.body.0.weight") is not None and ws["opt"].state
 
 
 @FUZZ

@@ -84,7 +84,8 @@ def assert_whole(before: Workspace, out: Workspace) -> None:
     assert out.names() == before.names() == ["Net", "net", "f", "x", "opt"]
     net0: Any = before["net"]
     net1: Any = out["net"]
-    assert isinstance(out["Net"], type) and type(net1) is out["Net"]
+    made_by = type(net1)
+    assert isinstance(out["Net"], type) and made_by is out["Net"]
     assert type(net1).__name__ == "Net" and not isinstance(net1, session.SavedModule)
     assert torch.equal(net1(out["x"]), net0(before["x"]))
     for (k0, p0), (k1, p1) in zip(net0.named_parameters(), net1.named_parameters(), strict=True):
