@@ -51,6 +51,8 @@ BENCHES = [
           "plain exec of the same statements", (), ("--repeat", "3")),
     Bench("archives", "bench_archives.py", "Archives: .npz with a 1 GiB deflated member, lazily",
           "np.load(path)[name] (NumPy's lazy NpzFile)", (), ("--quick",)),
+    Bench("many_members", "bench_many_members.py", "Archives: .npz with 20,000 tiny members",
+          "np.load(path) + every member read", (), ("--quick",)),
     Bench("heatmap", "bench_heatmap.py", "Heatmap of a 16384² float32 memmap: preview, zoom, pan",
           "np.load(mmap_mode='r') + the same reads with NumPy; a plain pyqtgraph image",
           (), ("--quick",)),

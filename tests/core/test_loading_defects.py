@@ -277,3 +277,59 @@ def test_the_header_fast_path_reads_exactly_what_literal_eval_reads() -> None:
         fortran = a.flags.f_contiguous and not a.flags.c_contiguous
         assert (h.dtype, h.shape, h.fortran_order) == (a.dtype, a.shape, fortran)
         np.testing.assert_array_equal(np.load(io.BytesIO(buf.getvalue())), a)
+
+
+_HEADER_TEXTS = [
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+    "{'descr': '>i8', 'fortran_order': True, 'shape': (2, 3), }",
+    "{'descr': '|b1', 'fortran_order': False, 'shape': (), }",
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3,), }",
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 0), }",
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (3,),}",
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (3), }",  # an int, not a tuple
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (03,), }",  # not Python
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (3L,), }",  # Python 2
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (,), }",
+    "{'descr': '<f4', 'fortran_order': false, 'shape': (3,), }",
+    "{'descr': 'a\\'b', 'fortran_order': False, 'shape': (3,), }",
+    "{'descr': '\\x3cf4', 'fortran_order': False, 'shape': (3,), }",
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'x': 1, }",
+    "{'fortran_order': False, 'descr': '<f4', 'shape': (3,), }",
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (٣,), }",  # an Arabic-Indic three
+    "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }",
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (1_0,), }",
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (" + "9" * 5000 + ",), }",
+]
+
+
+@pytest.mark.parametrize("text", _HEADER_TEXTS)
+def test_the_header_fast_path_reads_what_literal_eval_reads(text: str) -> None:
+    def outcome(fn: object) -> object:
+        assert callable(fn)
+        try:
+            return fn(text)
+        except (ValueError, SyntaxError):  # parse_header: "not a valid .npy header"
+            return "refused"
+
+    assert outcome(loading._header_dict) == outcome(loading._literal)
+
+
+def test_available_memory_is_measured_every_so_many_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    np.savez(tmp_path / "m.npz", **{f"a{i}": np.zeros(100, np.float32) for i in range(100)})
+    measured: list[int] = []
+
+    def limit() -> int:
+        measured.append(1)
+        return 10_000  # 25 members of 400 bytes
+
+    monkeypatch.setattr(loading, "memory_limit", limit)
+    with load_arrays(tmp_path / "m.npz") as arrays:
+        arrays.load_all()
+    # not once per member, and never more than 10,000 bytes between two measures
+    assert 4 <= len(measured) <= 6
+    monkeypatch.setattr(loading, "memory_limit", lambda: 399)
+    with load_arrays(tmp_path / "m.npz") as arrays, pytest.raises(LoadError) as info:
+        arrays["a0"]
+    assert "400 bytes do not fit in memory (399 bytes available)" in str(info.value)

@@ -2,7 +2,7 @@
 
 We parse the ``.npy`` header ourselves (magic, version, header length, dtype, shape, order) and
 check that the data length the header promises is exactly what the file holds *before* anything
-is allocated. Object, string, structured, void and datetime dtypes are refused with a message
+is allocated. Object and void dtypes (in a record's fields too) are refused with a message
 that names the dtype. Large arrays are memory-mapped copy-on-write (``mode="c"``): opening a
 1 GiB file reads nothing until it is looked at, edits stay in memory and never reach the file.
 
@@ -154,6 +154,25 @@ def _literal(text: str) -> Any:
 
 _PY2_LONG = re.compile(r"(?<![\w.'\"])(\d+)[lL]\b")
 
+_N = r"(?:0|[1-9][0-9]*)"
+#: the header as NumPy writes it (keys in this order, a plain string descr, a tuple shape):
+#: read without ``ast``, which is most of the time of opening an archive of many small members
+_NUMPY_HEADER = re.compile(
+    r"\{'descr': '([^'\\\n]*)', 'fortran_order': (True|False), "
+    rf"'shape': \(((?:{_N}, )+{_N},?|{_N},|)\), ?\}}"
+)
+
+
+def _header_dict(text: str) -> Any:
+    """The header dictionary of a header's (stripped) text: what ``ast.literal_eval`` gives
+    (:func:`_literal`), read by a regular expression when it is written as NumPy writes it."""
+    m = _NUMPY_HEADER.fullmatch(text)
+    if m is None:
+        return _literal(text)
+    descr, fortran, shape = m.groups()
+    return {"descr": descr, "fortran_order": fortran == "True",
+            "shape": tuple(int(n) for n in shape.split(",") if n)}  # fmt: skip
+
 
 def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
     """Read and validate a ``.npy`` header from ``f``.
@@ -183,7 +202,7 @@ def parse_header(f: _Readable, available: int, name: str) -> NpyHeader:
     raw = _read_exact(f, hlen, name, "load.truncated-header")
     try:
         text = raw.decode("utf-8" if major == 3 else "latin1")
-        header = _literal(text.strip())
+        header = _header_dict(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, UnicodeError):
         raise _fail(name, Message("load.header-invalid")) from None
     if not isinstance(header, dict) or set(header) != {"descr", "fortran_order", "shape"}:
@@ -443,6 +462,8 @@ CRC_BACKGROUND_BYTES = 64 * 1024 * 1024
 _IN_CHUNK = 256 * 1024  # compressed bytes read per step
 _OUT_CHUNK = 1024 * 1024  # inflated bytes per step
 _CRC_CHUNK = 4 * 1024 * 1024  # bytes read per step of a checksum pass
+#: members read into memory may take this many bytes before available memory is measured again
+_UNMEASURED_BYTES = 64 * 1024 * 1024
 _COMPRESSION = {  # the methods a member may use
     zipfile.ZIP_STORED: "stored",
     zipfile.ZIP_DEFLATED: "deflate",
@@ -581,14 +602,17 @@ class _Member:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
+_DONE = threading.Event()  # (never cleared)
+_DONE.set()
+
+
 class _Check:
     """Where one member's CRC-32 check stands: ``result`` is None until it is known."""
 
     def __init__(self, result: bool | None = None, error: Message | None = None) -> None:
         self.result, self.error = result, error
-        self.done = threading.Event()
-        if result is not None or error is not None:
-            self.done.set()
+        known = result is not None or error is not None
+        self.done = _DONE if known else threading.Event()  # (one per member costs 0.1 s in 20k)
 
 
 def _background_check(check: _Check, fd: int, member: _Member) -> None:
@@ -665,6 +689,7 @@ class NpzArrays(Mapping[str, np.ndarray]):
         self._background_bytes = background_check_bytes
         self._arrays: dict[str, np.ndarray] = {}
         self._checks: dict[str, _Check] = {}
+        self._budget = _MemoryBudget()
         self._finalizer = weakref.finalize(self, archive.close)
 
     # -- mapping
@@ -779,7 +804,7 @@ class NpzArrays(Mapping[str, np.ndarray]):
                     arr = _map(f, h, data_at, label)
                 self._check_mapped(fd, member)
                 return _note(arr, h)
-            arr = _empty_for(h, label)
+            arr = _empty_for(h, label, self._budget)
             view = _bytes(arr).data
             if _pread_into(fd, view, data_at) != h.data_nbytes:
                 raise _fail(label, Message("load.truncated-data"))
@@ -791,14 +816,14 @@ class NpzArrays(Mapping[str, np.ndarray]):
         if info.compress_type == zipfile.ZIP_DEFLATED:
             inflater = _Inflater(fd, member.start, info.compress_size, label)
             _same_header(parse_header(inflater, info.file_size, label), h, label)
-            arr = _empty_for(h, label)
+            arr = _empty_for(h, label, self._budget)
             inflater.readinto(_bytes(arr).data, skip=h.trailing)
             self._set_checked(member, inflater.crc)
             return _note(arr, h)
         # bzip2 / lzma (NumPy never writes them): zipfile streams and checks the CRC itself
         with open(fd, "rb", closefd=False) as f, zipfile.ZipFile(f) as zf, zf.open(info) as src:
             _same_header(parse_header(src, info.file_size, label), h, label)
-            arr = _empty_for(h, label)
+            arr = _empty_for(h, label, self._budget)
             view = _bytes(arr).data
             pos = 0
             while pos < len(view):
@@ -843,10 +868,35 @@ def _same_header(again: NpyHeader, first: NpyHeader, label: str) -> None:
         raise _fail(label, Message("load.member-changed"))
 
 
-def _empty_for(header: NpyHeader, label: str) -> np.ndarray:
+class _MemoryBudget:
+    """Available memory for one archive's members, measured (:func:`memory_limit`) again once
+    ``_UNMEASURED_BYTES`` have been allocated since it was last measured: a member is never
+    given more than was available at the last measure less what was allocated since, and
+    20,000 small members do not each read ``/proc/meminfo``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._left = 0  # bytes that may still be allocated without measuring again
+
+    def refused(self, nbytes: int) -> int | None:
+        """None when ``nbytes`` may be allocated now (and counts them); else the bytes
+        available, just measured."""
+        with self._lock:
+            if nbytes <= self._left:
+                self._left -= nbytes
+                return None
+        limit = memory_limit()
+        if nbytes > limit:
+            return limit
+        with self._lock:
+            self._left = min(limit - nbytes, _UNMEASURED_BYTES)
+        return None
+
+
+def _empty_for(header: NpyHeader, label: str, budget: _MemoryBudget) -> np.ndarray:
     """Room for a member's data, after checking its declared size against available memory."""
-    limit = memory_limit()
-    if header.data_nbytes > limit:
+    limit = budget.refused(header.data_nbytes)
+    if limit is not None:
         raise _fail(label, Message("load.no-memory-limit", nbytes=header.data_nbytes,
                                    limit=limit))  # fmt: skip
     return _new_array(header)
