@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "Relation": ".core.memory",
     "trace": ".core.autograd",
     "backward": ".core.autograd",
+    "names": ".core.autograd",
     "Graph": ".core.autograd",
     "Node": ".core.autograd",
     "BackwardRecord": ".core.autograd",
@@ -62,6 +63,7 @@ __all__ = [
     "layout",
     "load_array",
     "load_arrays",
+    "names",
     "relation",
     "stats",
     "to_tensor",
@@ -69,7 +71,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .core.autograd import BackwardRecord, Graph, Node, backward, trace
+    from .core.autograd import BackwardRecord, Graph, Node, backward, names, trace
     from .core.devices import devices
     from .core.diagnose import Diagnosis, diagnose
     from .core.facts import TensorFacts, describe

@@ -249,3 +249,60 @@ def test_opening_a_group_keeps_the_traced_graph_and_says_what_opened() -> None:
     ws.run("other = torch.ones(2)")  # a new name: traced again (names label the nodes)
     s.run(s.follow())
     assert s.graph is not graph
+
+
+def test_backward_reports_the_leaves_of_the_graph_shown_by_their_qualified_names() -> None:
+    """#26: after Backward on y = (x*x).sum() the message listed net.fc1.bias.grad = None (the
+    first workspace leaves, not the graph's) and the table had a column for a w outside it."""
+    ws, s, _ = session_on(
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc1 = nn.Linear(2, 2)\n    def forward(self, v):\n"
+        "        return self.fc1(v)\n"
+        "net = Net()\nw = torch.ones(2, requires_grad=True)\n"
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * x).sum()\n")
+    assert s.target == "y"
+    s.run(s.backward())
+    text = said(s)
+    assert "x.grad = [2, 4]" in text and "net" not in text and "w.grad" not in text
+    assert s.history.names() == ["x"]
+    # a model's parameters by their qualified names
+    ws.run("out = net(x).sum()")
+    ws.selected = "out"
+    s.run(s.follow())
+    s.run(s.backward())
+    assert set(s.history.names()) == {"net.fc1.weight", "net.fc1.bias", "x"}
+    assert "net.fc1.weight.grad" in said(s) or "net.fc1.bias.grad" in said(s)
+
+
+def test_tx_names_gives_every_value_parameter_and_buffer_its_qualified_name() -> None:
+    import tensor_explorer as tx
+
+    ws = Workspace()
+    ws.run("net = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))\nx = torch.ones(4, 2)\n"
+           "tied = nn.Linear(3, 3)\nother = nn.Linear(3, 3)\nother.weight = tied.weight\n"
+           "loss = net(x).sum()")
+    found = tx.names(ws)
+    assert found["net.0.weight"] is ws["net"][0].weight
+    assert found["net.1.running_mean"] is ws["net"][1].running_mean
+    assert found["x"] is ws["x"] and found["loss"] is ws["loss"]
+    assert found["other.weight"] is ws["tied"].weight  # tied: both names reach it
+    graph = tx.trace(ws["loss"], names=ws)  # names=ws: the module's parameters by name
+    leaves = {n.tensor for n in graph.nodes if n.kind == "leaf"}
+    assert {"net.0.weight", "net.0.bias", "net.1.weight", "net.1.bias"} <= leaves
+
+
+def test_sparse_gradients_are_described_traced_and_labelled() -> None:
+    """#26: with nn.Embedding(sparse=True) after backward, describe raised NotImplementedError
+    (linalg_vector_norm on SparseCPU) and the pane's Backward raised in finish."""
+    import tensor_explorer as tx
+
+    ws, s, _ = session_on("emb = nn.Embedding(10, 3, sparse=True)\n"
+                          "idx = torch.tensor([1, 2, 1])\nout = emb(idx).sum()\n")
+    s.run(s.backward())
+    g = ws["emb"].weight.grad
+    assert g is not None and g.layout == torch.sparse_coo
+    facts = tx.describe(ws["emb"].weight).to_dict()
+    assert facts["grad"]["norm"] == pytest.approx(float(g.to_dense().norm()))
+    assert "emb.weight.grad" in said(s) and s.message is not None and s.message.kind == "ok"
+    drawing = tx.layout(s.graph)
+    assert drawing.boxes

@@ -593,3 +593,19 @@ def test_presentation_mode_starts_a_tall_graph_readable_at_its_root(panel: Graph
     assert all(t.point_size >= theme.PRESENTATION_MIN_POINT_SIZE - 1e-3
                for t in view.drawn_texts())
 
+
+
+def test_backward_with_a_sparse_gradient_shows_it(qtbot: QtBot, panel: GraphPanel,
+                                                  ws: Workspace) -> None:
+    """#26: nn.Embedding(sparse=True): the pane's Backward raised in finish."""
+    run(panel, "emb = nn.Embedding(10, 3, sparse=True)\nidx = torch.tensor([1, 2, 1])\n"
+               "out = emb(idx).sum()\n")
+    with qtbot.waitSignal(panel.bridge.changed, timeout=5000):
+        panel.backward_btn.click()
+    grad = ws["emb"].weight.grad
+    assert grad is not None and grad.layout == torch.sparse_coo
+    norm = float(grad.to_dense().norm())
+    assert leaf_grad_line(panel, "emb.weight") == f"grad = ‖·‖ = {norm:.4g}"
+    assert "backward ×1 done" in panel.message_text() and "emb.weight.grad" in (
+        panel.message_text())
+    assert panel.history_rows()

@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from .catalog import LANGUAGES, Message, text_in
+from .facts import grad_norm
 
 __all__ = [
     "BackwardError",
@@ -53,6 +54,7 @@ __all__ = [
     "ZeroGradRecord",
     "backward",
     "grad_norm",
+    "names",
     "numerical_check",
     "trace",
     "zero_grad",
@@ -524,13 +526,31 @@ def _saved_infos(fn: Any) -> tuple[SavedTensorInfo, ...]:
     return tuple(out)
 
 
+def names(ws: Any) -> dict[str, torch.Tensor]:
+    """``{qualified name: tensor}`` for every tensor value of the workspace ``ws`` and every
+    parameter and buffer of every module in it (``net.fc1.weight``, ``bn.running_mean``), for
+    ``trace``/``backward``'s ``names=``. A value's own name wins over a module member's; a
+    tensor shared by two modules (tied weights) keeps its first name."""
+    out: dict[str, torch.Tensor] = {}
+    items = [(n, ws[n]) for n in ws.names()]
+    for name, value in items:
+        if isinstance(value, torch.Tensor):
+            out[name] = value
+    for name, value in items:
+        if isinstance(value, torch.nn.Module):
+            for kind in (value.named_parameters(), value.named_buffers()):
+                for member, t in kind:
+                    out.setdefault(f"{name}.{member}", t)
+    return out
+
+
 def _name_items(names: Names | None) -> list[tuple[str, Any]]:
     if names is None:
         return []
     if isinstance(names, Mapping):
         return list(names.items())
-    if hasattr(names, "names"):  # a Workspace
-        return [(n, names[n]) for n in names.names()]
+    if hasattr(names, "names"):  # a Workspace: its values and its modules' members
+        return list(globals()["names"](names).items())
     raise TypeError("names must be a mapping of name -> tensor (or a Workspace)")
 
 
@@ -1475,23 +1495,6 @@ class HistoryEntry:
     set_to_none: bool | None = None
 
 
-_SPARSE_COMPRESSED = (torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)
-
-
-def grad_norm(t: torch.Tensor | None) -> float | None:
-    """The L2 norm of a gradient (or any tensor), computed in float64, or in complex128 for a
-    complex tensor (``sqrt(sum |z|^2)``: imaginary parts count); ``None`` for ``None`` or for a
-    tensor without values (``meta``). Sparse gradients are measured on their stored values.
-    The one norm the history table, the plot and the graph pane's edge labels share."""
-    if t is None or t.device.type == "meta":
-        return None
-    g = t.detach()
-    if g.layout == torch.sparse_coo:
-        g = g.coalesce().values()
-    elif g.layout in _SPARSE_COMPRESSED:
-        g = g.values()
-    wide = torch.complex128 if g.is_complex() else torch.float64
-    return float(torch.linalg.vector_norm(g.to(wide)))
 
 
 _norm = grad_norm  # the old private name

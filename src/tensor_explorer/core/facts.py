@@ -7,6 +7,7 @@ them with confidence. The result is a plain dataclass; ``to_dict()`` is JSON-saf
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -87,15 +88,31 @@ def describe(value: Value) -> TensorFacts:
     )
 
 
+_SPARSE_COMPRESSED = (torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)
+
+
+def grad_norm(t: torch.Tensor | None) -> float | None:
+    """The L2 norm of a gradient (or any tensor), computed in float64, or in complex128 for a
+    complex tensor (``sqrt(sum |z|^2)``: imaginary parts count); ``None`` for ``None`` or for a
+    tensor without values (``meta``). Sparse gradients are measured on their stored values.
+    The one norm the history table, the plot and the graph pane's edge labels share."""
+    if t is None or t.device.type == "meta":
+        return None
+    g = t.detach()
+    if g.layout == torch.sparse_coo:
+        g = g.coalesce().values()
+    elif g.layout in _SPARSE_COMPRESSED:
+        g = g.values()
+    wide = torch.complex128 if g.is_complex() else torch.float64
+    return float(torch.linalg.vector_norm(g.to(wide)))
+
+
 def _grad_facts(grad: torch.Tensor | None) -> GradFacts | None:
     if grad is None:
         return None
     with torch.no_grad():
-        g = grad.detach()
-        if g.is_complex():
-            g = g.abs()
-        norm = float(torch.linalg.vector_norm(g.to(torch.float64))) if g.numel() else 0.0
-    return GradFacts(shape=list(g.shape), norm=norm)
+        norm = grad_norm(grad) if grad.numel() else 0.0
+    return GradFacts(shape=list(grad.shape), norm=math.nan if norm is None else norm)
 
 
 def _describe_tensor(t: torch.Tensor) -> TensorFacts:

@@ -43,6 +43,7 @@ from psygnal import Signal, SignalGroup
 from . import autograd as ag
 from .autograd import BackwardError, BackwardRecord, GradHistory, Graph, numerical_check, trace
 from .autograd import backward as tx_backward
+from .autograd import names as workspace_names
 from .autograd import zero_grad as tx_zero_grad
 from .catalog import LANGUAGES, Message, render
 from .graph_drawing import Drawing, Metrics, compute_drawing, estimate_metrics
@@ -76,7 +77,6 @@ __all__ = [
     "graph_target",
     "handed_in",
     "layout",
-    "name_map",
     "replay_sources",
 ]
 
@@ -151,17 +151,11 @@ def graph_target(ws: Any, selected: str | None) -> str | None:
     return None
 
 
-def name_map(ws: Any) -> dict[str, torch.Tensor]:
-    """Workspace tensors by name, plus each module's parameters as ``model.weight``."""
-    out: dict[str, torch.Tensor] = {}
-    for name, value in ws.items():
-        if isinstance(value, torch.Tensor):
-            out[name] = value
-    for name, value in ws.items():
-        if isinstance(value, torch.nn.Module):
-            for pname, p in value.named_parameters():
-                out.setdefault(f"{name}.{pname}", p)
-    return out
+def graph_leaves(graph: Graph, names: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The named leaves of ``graph`` (each leaf node's name, in the graph's order) and the
+    named intermediates in it, with their tensors from ``names``."""
+    return {n.tensor: names[n.tensor] for n in graph.nodes
+            if n.tensor is not None and n.tensor in names}
 
 
 def small(root: torch.Tensor, limit: int = SYNC_NODES) -> bool:
@@ -431,7 +425,7 @@ class GraphSession:
         self.target = name
         self.root = root
         self._root_fn = root_fn  # (an in-place op on the root gives it a new grad_fn)
-        self.names = name_map(ws)
+        self.names = workspace_names(ws)
         self._forget_message_if_stale()
         if dropped:
             self.say(Message("graph.replica-dropped"))
@@ -571,6 +565,9 @@ class GraphSession:
         n = max(1, int(times))
         target = self.target
         main, on_copy = self.main, self.replica is not None
+        # the leaves of the graph shown, by their qualified names: what the message, the
+        # accumulation table and its plot report (not every leaf of the workspace)
+        names = graph_leaves(graph, names)
 
         def work(progress: Callable[[float], None], cancel: Callable[[], bool]) -> Any:
             # for undo: the leaves' .grad as they are (autograd writes them in C++)

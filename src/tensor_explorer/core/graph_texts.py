@@ -69,10 +69,22 @@ def _num(v: float) -> str:
     return f"{v:.4g}"
 
 
+#: a sparse tensor with at most this many elements is shown as its dense values; a larger one
+#: by its stored values (its dense form could be far larger than what it holds)
+SPARSE_DENSE_LIMIT = 4096
+
+
+def _stored(t: torch.Tensor) -> torch.Tensor:
+    """The values a sparse tensor stores (COO coalesced, CSR/CSC/BSR/BSC as stored)."""
+    return t.coalesce().values() if t.layout == torch.sparse_coo else t.values()
+
+
 def _as_numbers(t: torch.Tensor) -> np.ndarray | None:
     if t.device.type == "meta":
         return None
     t = t.detach()
+    if t.layout != torch.strided:  # sparse: dense when small, else what it stores
+        t = t.to_dense() if t.numel() <= SPARSE_DENSE_LIMIT else _stored(t)
     if t.is_complex():
         return t.to("cpu").resolve_conj().numpy()
     return t.to("cpu", torch.float64).numpy()
@@ -82,6 +94,8 @@ def short_values(t: torch.Tensor | None, limit: int = 4, lang: str = "en") -> st
     """``None``, ``[2, 4, 6]`` for a few elements, else ``‖·‖ = 7.483``."""
     if t is None:
         return "None"
+    if t.device.type != "meta" and t.numel() > limit:  # (no copy of a large tensor for a norm)
+        return f"‖·‖ = {_num(grad_norm(t) or 0.0)}"
     a = _as_numbers(t)
     if a is None:
         return render("graph.no-values", lang)
@@ -113,7 +127,10 @@ def full_values(t: torch.Tensor | None, lang: str = "en") -> str:
     a = _as_numbers(t)
     if a is None:
         return render("graph.no-values", lang)
-    return np.array2string(a, precision=5, threshold=200, edgeitems=4, suppress_small=False)
+    text = np.array2string(a, precision=5, threshold=200, edgeitems=4, suppress_small=False)
+    if t.layout != torch.strided and t.numel() > SPARSE_DENSE_LIMIT:
+        return f"{str(t.layout).removeprefix('torch.')}, {a.size:,} stored values: {text}"
+    return text
 
 
 def norm_text(v: float) -> str:
@@ -342,7 +359,7 @@ def bundle_norms(
         if not sums:
             out[key] = None
         else:
-            sq = sum(float(torch.linalg.vector_norm(t)) ** 2 for t in sums.values())
+            sq = sum((grad_norm(t) or 0.0) ** 2 for t in sums.values())
             out[key] = sq ** 0.5
     return out
 

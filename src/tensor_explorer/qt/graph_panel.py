@@ -36,7 +36,6 @@ from ..core.graph_session import (
     Job,
     Notice,
     graph_target,
-    name_map,
     retained_choices,
     root_shape_hint,
 )
@@ -56,7 +55,6 @@ __all__ = [
     "GradientInputError",
     "GraphPanel",
     "graph_target",
-    "name_map",
     "parse_gradient",
     "shape_text",
     "short_values",

@@ -23,7 +23,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from torch.nn.parameter import is_lazy
 
 from ..core.diagnose import Diagnosis, diagnose
-from ..core.facts import TensorFacts, describe
+from ..core.facts import TensorFacts, describe, grad_norm
 from ..core.memory import sharing_reason
 from ..core.modules import ModuleSummary, access_code, first_names, member_kind, module_summary
 from ..core.stats import Stats, stats
@@ -417,7 +417,8 @@ class InspectorPanel(QtWidgets.QWidget):
                     text = (f"{tuple(t.shape)} {str(t.dtype).removeprefix('torch.')} "
                             f"{t.device}")
                     if key == "parameters":
-                        grad = "—" if t.grad is None else f"norm {float(t.grad.norm()):.4g}"
+                        norm = grad_norm(t.grad)
+                        grad = "—" if norm is None else f"norm {norm:.4g}"
                         text += f" requires_grad={t.requires_grad} grad {grad}"
                 row = self._row(rows, _short(pname), text, f"{name}.{pname}\n" + self.tr(
                     "Double-click to inspect {0}.{1}").format(name, pname))
