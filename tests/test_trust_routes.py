@@ -37,7 +37,7 @@ RUNNERS = {
     "core/workspace.py:run": "the caller's choice, else the workspace's own mode",
     "core/graph_session.py:work": "replays the workspace's records, each in the mode it ran",
     "core/graph_session.py:fn": "replays the workspace's records, each in the mode it ran",
-    "core/session.py:rebuild": "a session's code: trust.decide (own, signed file) only",
+    "core/session.py:run": "a session's code: trust.decide (own, signed file, or Trust)",
     "qt/run_controller.py:_work": "its caller's choice (the code bar: the user's own)",
     "qt/window_files.py:open_program": "trust.decide on the program file",
     "qt/window_files.py:trust_program": "trust.decide after the user's Trust",
@@ -181,3 +181,43 @@ def test_every_file_subcommand_refuses_to_run_a_hostile_file(sub: str, hostile, 
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             cli.main([sub, str(path), "--trust", *extra.get(sub, [])])
         assert mark.exists()
+
+
+def _foreign_session(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A session whose class body writes a file: signed (the user's own), and the same file
+    without its signature (from someone else)."""
+    import zipfile
+
+    from tensor_explorer.core import session
+
+    mark = tmp_path / "PWNED-session"
+    ws = tx.Workspace()
+    ws.run(f"import torch\nclass Net(torch.nn.Module):\n    {_payload(mark)}\n"
+           "    def __init__(self):\n        super().__init__()\n"
+           "        self.fc = torch.nn.Linear(2, 2)\nnet = Net()\n")
+    own = tmp_path / "own.txs"
+    ws.save(own)
+    foreign = tmp_path / "foreign.txs"
+    with zipfile.ZipFile(own) as zin, zipfile.ZipFile(foreign, "w") as zout:
+        for info in zin.infolist():
+            if info.filename != session.SIGNATURE:
+                zout.writestr(info, zin.read(info))
+    mark.unlink()
+    return own, foreign, mark
+
+
+def test_a_foreign_session_runs_no_code_on_any_route(tmp_path: Path, monkeypatch,
+                                                      qapp) -> None:
+    monkeypatch.setenv("TENSOR_EXPLORER_TRUST_FILE", str(tmp_path / "trusted.json"))
+    own, foreign, mark = _foreign_session(tmp_path)
+    opened = tx.Workspace.open(foreign)
+    assert "Net (saved, not rebuilt)" in repr(opened["net"])
+    open_into(tx.Workspace(), foreign)
+    for sub in _file_subcommands():
+        extra = ["--out", str(tmp_path / "o.png"), "--size", "320x200"] \
+            if sub == "screenshot" else []
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            cli.main([sub, str(foreign), *extra])
+    assert not mark.exists()
+    tx.Workspace.open(own)  # the user's own, signed: their class is made again
+    assert mark.exists()

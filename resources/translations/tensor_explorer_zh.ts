@@ -589,208 +589,208 @@
 <context>
     <name>GraphPanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="307"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="305"/>
         <source>Re-run the program that built this graph on another device</source>
         <translation>在另一个设备上重新运行构建这张图的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="308"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="306"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="309"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="307"/>
         <source>Zoom out (-)</source>
         <translation>缩小 (-)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="310"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="308"/>
         <source>Zoom in (+)</source>
         <translation>放大 (+)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="311"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="309"/>
         <source>Show the whole graph (0)</source>
         <translation>显示整张图 (0)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="357"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="355"/>
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="316"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="314"/>
         <source>Run root.backward(...) and record the gradient along every edge</source>
         <translation>运行 root.backward(...)，并记录每条边上流过的梯度</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="317"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="315"/>
         <source>How many backward calls to run in a row</source>
         <translation>连续运行多少次 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="319"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="317"/>
         <source>Keep the saved tensors so backward can run on this graph again</source>
         <translation>保留已保存的张量，以便在这张图上再次运行 backward</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="322"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="320"/>
         <source>gradient= for a root with more than one element: ones, a number, or a list like [1.0, 1.0]</source>
         <translation>根有多个元素时需要 gradient=：ones、一个数，或像 [1.0, 1.0] 这样的列表</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="325"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="323"/>
         <source>Call retain_grad() on this intermediate so its .grad is kept</source>
         <translation>对这个中间结果调用 retain_grad()，以保留它的 .grad</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="326"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="324"/>
         <source>Clear the leaves&apos; .grad (like optimizer.zero_grad)</source>
         <translation>清空叶子张量的 .grad（类似 optimizer.zero_grad）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="328"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="326"/>
         <source>On: .grad becomes None. Off: .grad is filled with zeros.</source>
         <translation>勾选：.grad 变为 None。不勾选：.grad 被填为零。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="329"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="327"/>
         <source>Numerical check</source>
         <translation>数值检验</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="331"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="329"/>
         <source>Compare autograd&apos;s gradients with finite differences in float64 (small graphs)</source>
         <translation>用 float64 有限差分核对 autograd 的梯度（适用于小图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="332"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="330"/>
         <source>Training step…</source>
         <translation>训练一步…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="334"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="332"/>
         <source>The seed&apos;s inspect_batch and run_one_step on features, labels and a model</source>
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="451"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="449"/>
         <source>Graph of {0}: {1}, {2}</source>
         <translation>{0} 的计算图：{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="453"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="451"/>
         <source>1 node</source>
         <translation>1 个节点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="453"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="451"/>
         <source>{0} nodes</source>
         <translation>{0} 个节点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="454"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="452"/>
         <source>1 edge</source>
         <translation>1 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="454"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="452"/>
         <source>{0} edges</source>
         <translation>{0} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="458"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="456"/>
         <source>1 module call</source>
         <translation>1 次模块调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="458"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="456"/>
         <source>{0} module calls</source>
         <translation>{0} 次模块调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="459"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="457"/>
         <source>1 run of repeated blocks</source>
         <translation>1 组重复块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="459"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="457"/>
         <source>{0} runs of repeated blocks</source>
         <translation>{0} 组重复块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="461"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="459"/>
         <source>1 block</source>
         <translation>1 个块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="461"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="459"/>
         <source>{0} blocks</source>
         <translation>{0} 个块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="462"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
         <source>1 chain</source>
         <translation>1 条运算链</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="462"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
         <source>{0} chains</source>
         <translation>{0} 条运算链</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="335"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="333"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="336"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="334"/>
         <source>Accumulation</source>
         <translation>累积</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="305"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="303"/>
         <source>Device:</source>
         <extracomment>emitted after a graph is shown (drawn), and after each backward / zero_grad</extracomment>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="320"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="318"/>
         <source>gradient:</source>
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="358"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="356"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="449"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="447"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="466"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="464"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="489"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="487"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="312"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="310"/>
         <source>Fold</source>
         <translation>折叠</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="313"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="311"/>
         <source>Fold the groups you opened again (the first view)</source>
         <translation>把展开过的分组重新折叠（回到最初的视图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="463"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="461"/>
         <source>(folded: {0}; click a group to open it)</source>
         <translation>（已折叠：{0}；点击分组可展开）</translation>
     </message>
@@ -1378,120 +1378,120 @@
         <translation>尚未初始化（惰性模块）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="423"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="424"/>
         <source>Double-click to inspect {0}.{1}</source>
         <translation>双击查看 {0}.{1}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="434"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="470"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="435"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="471"/>
         <source>How it was made</source>
         <translation>如何得到</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="438"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="439"/>
         <source>a parameter of {0} ({1})</source>
         <translation>{0}（{1}）的参数</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="439"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="440"/>
         <source>a buffer of {0} ({1})</source>
         <translation>{0}（{1}）的缓冲区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="440"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="441"/>
         <source>a submodule of {0} ({1})</source>
         <translation>{0}（{1}）的子模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="441"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="442"/>
         <source>belongs to</source>
         <translation>所属模块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="442"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="443"/>
         <source>The module that holds it; the module&apos;s parameters(), state_dict() and optimizer include it.</source>
         <translation>持有它的模块；该模块的 parameters()、state_dict() 和优化器都包含它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="444"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="445"/>
         <source>code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="445"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="446"/>
         <source>How to reach it in Python.</source>
         <translation>在 Python 中如何访问它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="449"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="450"/>
         <source>shared with</source>
         <translation>共享于</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="450"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="451"/>
         <source>The same object is registered under this name too: a change to one is a change to the other.</source>
         <translation>同一个对象也以这个名字注册：改动其中一个就是改动另一个。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="456"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="472"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="457"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="473"/>
         <source>source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="458"/>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="475"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="459"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="476"/>
         <source>statement</source>
         <translation>语句</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="459"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="460"/>
         <source>The code that bound {0}, the module it belongs to.</source>
         <translation>绑定 {0}（它所属的模块）的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="463"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="464"/>
         <source>opened from {0}</source>
         <translation>打开自 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="464"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="465"/>
         <source>handed in (explore() or the API)</source>
         <translation>直接传入（explore() 或 API）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="476"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="477"/>
         <source>The code that bound this name.</source>
         <translation>绑定这个名字的代码。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="478"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="479"/>
         <source>grad mode</source>
         <translation>梯度模式</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="479"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="480"/>
         <source>The autograd mode in force when it was made.</source>
         <translation>创建时生效的 autograd 模式。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="483"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="484"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="527"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="528"/>
         <source>Statistics failed: {0}</source>
         <translation>统计失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="536"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="537"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="537"/>
+        <location filename="../../src/tensor_explorer/qt/inspector_panel.py" line="538"/>
         <source> (of |z|)</source>
         <translation>（|z| 的统计）</translation>
     </message>
@@ -1659,8 +1659,8 @@
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/app.py" line="107"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="176"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="242"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="179"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="309"/>
         <source>Could not open {0}</source>
         <translation>无法打开 {0}</translation>
     </message>
@@ -1858,69 +1858,85 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="141"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="144"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="142"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="145"/>
         <source>Arrays and programs ({0})</source>
         <translation>数组和程序 ({0})</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="115"/>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="122"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="118"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="125"/>
         <source>Save session</source>
-        <extracomment>background loads started here (cancelled when the window closes) the program from a file that ran restricted, for the Trust button: path, bytes, text files to open once the program running now has finished (in the order asked) the window is closing: nothing more is opened</extracomment>
+        <extracomment>background loads started here (cancelled when the window closes) the program from a file that ran restricted, for the Trust button: path, bytes, text the name of a session from elsewhere whose code waits for Trust (data opened) files to open once the program running now has finished (in the order asked) the window is closing: nothing more is opened</extracomment>
         <translation>保存会话</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="116"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="119"/>
         <source>Sessions (*.txs)</source>
         <translation>会话 (*.txs)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="124"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="127"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="133"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="136"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="158"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="161"/>
         <source>Opening the session “{0}” replaces them.</source>
         <translation>打开会话“{0}”会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="186"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="191"/>
         <source>{0} came from a file and ran restricted: imports beyond torch, NumPy and math, file access and other risky calls are refused. Trust it only if you trust where it came from.</source>
         <translation>{0} 来自文件，已在受限模式下运行：除 torch、NumPy 和 math 以外的导入、文件访问及其他有风险的调用都会被拒绝。只有在你信任它的来源时才信任它。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="204"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="212"/>
         <source>Could not trust {0}</source>
         <translation>无法信任 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="247"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="231"/>
+        <source>{0} was not saved by this app for you, so its data opened but its code ({1}) did not run: modules of its own classes are shown by their parameters. Trust it only if you trust where it came from: Trust runs that code as full Python.</source>
+        <translation>{0} 不是本应用为你保存的，所以只打开了它的数据，它的代码（{1}）没有运行：它自己定义的类的模块只显示其参数。只有在信任它的来源时才信任它：信任会把这段代码作为完整的 Python 运行。</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="257"/>
+        <source>Rebuilt {0}</source>
+        <translation>已重建 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="265"/>
+        <source>Could not rebuild {0}</source>
+        <translation>无法重建 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="314"/>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="264"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="331"/>
         <source>{0} opens when the running program has finished.</source>
         <translation>{0} 将在正在运行的程序结束后打开。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="232"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="299"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
     <message>
         <location filename="../../src/tensor_explorer/qt/main_window.py" line="504"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="245"/>
         <source>Wait for the running program to finish (or stop it) first.</source>
         <translation>请先等待正在运行的程序结束（或停止它）。</translation>
     </message>
@@ -2001,22 +2017,22 @@
         <translation>Tensor Explorer 展示张量是什么、哪些值共享内存，以及 autograd 如何流动。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="317"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="384"/>
         <source>Export panel</source>
         <translation>导出面板</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="319"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="386"/>
         <source>Panel:</source>
         <translation>面板：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="324"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="391"/>
         <source>Images (*.png *.svg)</source>
         <translation>图片 (*.png *.svg)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/window_files.py" line="330"/>
+        <location filename="../../src/tensor_explorer/qt/window_files.py" line="397"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>

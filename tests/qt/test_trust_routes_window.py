@@ -180,3 +180,49 @@ def test_a_language_switch_keeps_a_lesson_as_it_was_trusted(qtbot: QtBot, make_w
     win.set_language("en")
     _settle(qtbot, win)
     assert panel.lesson is not None and panel.lesson.trusted
+
+
+def test_a_session_from_elsewhere_opens_its_data_and_asks_before_its_code(
+        qtbot: QtBot, make_window, tmp_path: Path, monkeypatch) -> None:
+    """#24: opening a session never runs code; one that this app did not write for this user
+    shows its data (a module of its own class by its parameters) and the trust bar; Trust
+    rebuilds the class and the module over the saved parameters. The user's own reopens whole
+    with no question."""
+    import zipfile
+
+    import torch
+
+    from tensor_explorer.core import session
+
+    monkeypatch.setenv("TENSOR_EXPLORER_TRUST_FILE", str(tmp_path / "trusted.json"))
+    ws = Workspace()
+    ws.run("import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.fc = torch.nn.Linear(2, 2)\n"
+           "    def forward(self, v):\n        return self.fc(v) * 2\nnet = Net()\n"
+           "x = torch.ones(1, 2)\n")
+    expected = ws["net"](ws["x"]).detach()
+    own = tmp_path / "own.txs"
+    ws.save(own)
+    foreign = tmp_path / "foreign.txs"
+    with zipfile.ZipFile(own) as zin, zipfile.ZipFile(foreign, "w") as zout:
+        for info in zin.infolist():
+            if info.filename != session.SIGNATURE:
+                zout.writestr(info, zin.read(info))
+    win = make_window(Workspace())
+    win.show()
+    bar = win.panels["console"].trust_bar
+    win.open_paths([str(foreign)])
+    qtbot.waitUntil(lambda: "net" in win.workspace.names() and not win.files.tasks,
+                    timeout=20_000)
+    assert type(win.workspace["net"]).__name__ == "SavedModule"
+    assert torch.equal(win.workspace["net"].fc.weight, ws["net"].fc.weight)
+    assert bar.isVisible() and "foreign.txs" in bar.label.text() and "Net" in bar.label.text()
+    bar.button.click()
+    qtbot.waitUntil(lambda: not win.files.tasks and type(win.workspace["net"]).__name__ == "Net",
+                    timeout=20_000)
+    assert not bar.isVisible()
+    assert torch.equal(win.workspace["net"](win.workspace["x"]).detach(), expected)
+    win.open_paths([str(own)])  # the user's own: whole, no question
+    qtbot.waitUntil(lambda: not win.files.tasks, timeout=20_000)
+    qtbot.waitUntil(lambda: type(win.workspace["net"]).__name__ == "Net", timeout=20_000)
+    assert not bar.isVisible()

@@ -100,7 +100,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from . import signing
+from . import signing, trust
 from .catalog import LANGUAGES, Message
 from .loading import LoadError, check_dtype
 from .memory import intersecting_groups
@@ -1763,11 +1763,14 @@ def _build(c: _Checked, buffers: list[torch.Tensor], into: Workspace | None,
         )  # fmt: skip
     ws = Workspace() if into is None else into
     rebuild = None
-    if code is not None and whose is None:
+    # the one decision (trust.decide): a session's code runs at open only when the file is
+    # the user's own (signed with their key); anything else waits for their Trust
+    decision = trust.decide(None, own=whose is None)
+    if code is not None and decision.full:
         own = code
 
         def rebuild(notes: list[str]) -> dict[str, Any]:
-            return _run_code(ws, own, built, notes)
+            return _run_code(ws, own, built, notes, decision)
 
         code = None
     elif code is not None:
@@ -1807,8 +1810,10 @@ def rebuild_code(ws: Workspace) -> list[str]:
             if not (isinstance(n, Message) and n.code == "session.note-code-not-run")]
     rebuilt: list[str] = []
 
+    decision = trust.decide(None, asked=True)  # the user trusted it (the trust bar)
+
     def rebuild(notes: list[str]) -> dict[str, Any]:
-        made = _run_code(ws, code, values, notes)
+        made = _run_code(ws, code, values, notes, decision)
         rebuilt.extend(n for n in code.names if n in made and made[n] is not values.get(n))
         return made
 
@@ -1821,15 +1826,16 @@ def rebuild_code(ws: Workspace) -> list[str]:
 
 
 def _run_code(ws: Workspace, code: SessionCode, values: dict[str, Any],
-              notes: list[str]) -> dict[str, Any]:
-    """Run ``code`` in ``ws`` as full Python (called by ``replace_contents``, ``values``
-    already in ``ws``); return what it made, by name."""
+              notes: list[str], decision: trust.Decision) -> dict[str, Any]:
+    """Run ``code`` in ``ws`` as ``decision`` says (full Python: the user's own file, or
+    trusted; called by ``replace_contents``, ``values`` already in ``ws``); return what it
+    made, by name."""
     made: dict[str, Any] = {}
 
     def run(source: str) -> Message | None:
         try:
             with torch.random.fork_rng(devices=[]):
-                ws.run(source, restricted=False, time_limit=_RECIPE_TIME_LIMIT)
+                ws.run(source, restricted=decision.restricted, time_limit=_RECIPE_TIME_LIMIT)
         except ProgramError as exc:
             headline = {lang: exc.headline_in(lang) for lang in LANGUAGES}
             return Message("session.rebuild-failed", headline=headline)

@@ -21,6 +21,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import QCoreApplication
 
+from ..core import session as core_session
 from ..core import trust as core_trust
 from ..core.catalog import error_in, render
 from ..core.lessons import is_lesson
@@ -52,6 +53,8 @@ class WindowFiles(QtCore.QObject):
         self.tasks: list[Task] = []
         #: the program from a file that ran restricted, for the Trust button: path, bytes, text
         self.untrusted: tuple[Path, bytes, str] | None = None
+        #: the name of a session from elsewhere whose code waits for Trust (data opened)
+        self.untrusted_session: str | None = None
         #: files to open once the program running now has finished (in the order asked)
         self.waiting: list[str] = []
         self._trusted_waiting: set[str] = set()
@@ -180,8 +183,10 @@ class WindowFiles(QtCore.QObject):
         trusted = core_trust.decide(p, data, asked=trusted).full
         console = self._console()
         if trusted:
-            console.trust_bar.dismiss()
+            if self.untrusted_session is None:  # (a session's question stays on the bar)
+                console.trust_bar.dismiss()
         else:
+            self.untrusted_session = None  # the bar now asks about this program
             name = p.name
             console.trust_bar.ask(lambda: translate(
                 "MainWindow",
@@ -194,6 +199,9 @@ class WindowFiles(QtCore.QObject):
     def trust_program(self) -> None:
         """Trust the program the bar is about (its content, as it was opened) and run it again
         as full Python."""
+        if self.untrusted_session is not None:
+            self.trust_session()
+            return
         if self.untrusted is None:
             return
         path, data, source = self.untrusted
@@ -206,6 +214,63 @@ class WindowFiles(QtCore.QObject):
         self.untrusted = None
         self._console().trust_bar.dismiss()
         self.window.runner.run(source, restricted=core_trust.decide(path, data).restricted)
+
+    def _ask_about_session_code(self, name: str) -> None:
+        """A session just replaced the workspace: what a trust bar said of an earlier program
+        is about values that are gone; a session from elsewhere whose code did not run (its
+        data did open) asks for Trust (:func:`~tensor_explorer.core.session.rebuild_code`)."""
+        self.untrusted = None
+        bar = self._console().trust_bar
+        code = core_session.pending_code(self.window.workspace)
+        if code is None:
+            self.untrusted_session = None
+            bar.dismiss()
+            return
+        self.untrusted_session = name
+        names = ", ".join(code.names)
+        bar.ask(lambda: translate(
+            "MainWindow",
+            "{0} was not saved by this app for you, so its data opened but its code ({1}) did "
+            "not run: modules of its own classes are shown by their parameters. Trust it only "
+            "if you trust where it came from: Trust runs that code as full Python.").format(
+                name, names))
+
+    def trust_session(self) -> None:
+        """Run the code the session held (its classes, functions and modules' statements) as
+        full Python, in the background: the user trusted it."""
+        name, win = self.untrusted_session, self.window
+        if name is None:
+            return
+        if win.runner.busy or win.workspace.running:  # the bar stays: Trust again after it
+            win.statusBar().showMessage(translate(
+                "MainWindow", "Wait for the running program to finish (or stop it) first."),
+                5000)
+            return
+        self.untrusted_session = None
+        self._console().trust_bar.dismiss()
+
+        def work(progress: Any, cancel: Any) -> list[str]:
+            return core_session.rebuild_code(win.workspace)
+
+        def done(names: list[str]) -> None:
+            self.tasks.remove(task)
+            win.statusBar().showMessage(translate("MainWindow", "Rebuilt {0}").format(
+                ", ".join(names) or "—"), 5000)
+            lang = i18n.current()
+            for note in win.workspace.session_notes:
+                self._console().show_note(render("frame.note", lang, text=note))
+
+        def failed(msg: str) -> None:
+            self.tasks.remove(task)
+            win.show_error(translate("MainWindow", "Could not rebuild {0}").format(name),
+                           _why(task, msg))
+
+        task = Task(work, parent=self)
+        self.tasks.append(task)
+        task.finished.connect(done)
+        task.failed.connect(failed)
+        task.cancelled.connect(lambda: self.tasks.remove(task) if task in self.tasks else None)
+        task.start()
 
     def open_arrays(self, path: str) -> None:
         """Load an array, archive or session file in the background, then select what came.
@@ -226,6 +291,8 @@ class WindowFiles(QtCore.QObject):
             self.remember(path)
             if Path(path).suffix.lower() == SESSION_SUFFIX:  # the workspace is as saved
                 win.undo.saved()
+            if replaces_workspace(path):
+                self._ask_about_session_code(name)
             live = [n for n in names if n in win.workspace]  # a program may have run since
             if live:
                 win.workspace.selected = live[-1]
