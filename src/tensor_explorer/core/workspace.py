@@ -629,7 +629,7 @@ class Workspace:
         b, a = change.before, change.after
         same = (len(b.history) == len(a.history) and b.ns.keys() == a.ns.keys()
                 and all(b.ns[k] is a.ns[k] for k in b.ns) and not change.nbytes
-                and not change.changes_gradients)
+                and not change.changes_gradients and not change.changes_metadata)
         if not same:
             self.events.undoable.emit(change)
 
