@@ -34,7 +34,7 @@ def main() -> int:
     parser.add_argument("--programs", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--batch", type=int, default=500)
-    parser.add_argument("--calls", type=int, default=6, help="random calls per program")
+    parser.add_argument("--calls", type=int, default=16, help="random calls per program")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     print(f"seed {seed}: {args.programs} programs of {args.calls} calls, "
@@ -48,6 +48,9 @@ def main() -> int:
     result = run(sources, batch=args.batch, progress=progress)
     for crash in result.crashes:
         print(crash.report(seed), flush=True)
+    for index in result.hung:
+        print(f"skipped as hung: program {index} (one call ran past the time limit):\n"
+              f"{sources[index]}", flush=True)
     for line in result.errors[:20]:
         print(f"  (not a crash) {line}")
     print(f"seed {seed}: programs run {result.ran}, crashes {len(result.crashes)}, "
