@@ -125,6 +125,13 @@ TENSOR_RESIZE = [
     "t.data.resize_(10)",
     "t.set_(torch.zeros(10))",
     "torch.resize_as_(t, torch.zeros(10))",
+    "from torch import Tensor\nTensor.resize_(t, 10)",
+    "f = torch.Tensor.resize_\nf(t, 10)",
+    "fs = [type(t).resize_]\nfs[0](t, 10)",
+    "m = '{0.resize_}'.format(t)",
+    "m = '{t.resize_}'.format_map({'t': t})",
+    "p = nn.Parameter(t)\np.resize_(10)",
+    "torch.nn.Parameter.resize_(nn.Parameter(t), 10)",
     "torch.add(torch.ones(10), 1, out=t)",
     "torch.cat([torch.ones(10)], out=t)",
     "torch.linalg.vector_norm(torch.ones(3, 3), dim=0, out=t)",
@@ -293,3 +300,10 @@ def test_the_reproducers_do_not_crash_a_process() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     kinds = json.loads(done.stdout.strip().splitlines()[-1])
     assert kinds == ["refused", "refused", "ran", "refused", "refused"]
+
+
+def test_hasattr_says_no_to_a_refused_name() -> None:
+    ws = Workspace(restricted=True)
+    ws.run("x = torch.zeros(2)\nh = [hasattr(x, 'resize_'), hasattr(np.zeros(1), 'resize'), "
+           "hasattr(x, 'add'), hasattr(x.untyped_storage(), 'resize_')]")
+    assert ws["h"] == [False, False, True, False]
