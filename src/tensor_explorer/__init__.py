@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "LoadError": ".core.loading",
     "to_tensor": ".core.loading",
     "Workspace": ".core.workspace",
+    "UndoHistory": ".core.undo",
     "ProgramError": ".core.runner",
     "devices": ".core.devices",
     "element_offsets": ".core.memory",
@@ -52,6 +53,7 @@ __all__ = [
     "Relation",
     "Stats",
     "TensorFacts",
+    "UndoHistory",
     "Workspace",
     "__version__",
     "backward",
@@ -80,6 +82,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .core.memory import Relation, element_offsets, relation
     from .core.runner import ProgramError
     from .core.stats import Cancelled, Stats, stats
+    from .core.undo import UndoHistory
     from .core.workspace import Workspace
     from .explore import explore
 
