@@ -1,8 +1,9 @@
 """Tensor Explorer: see what a PyTorch tensor is, which values share memory, how autograd flows.
 
 The public API (``describe``, ``stats``, ``diagnose``, ``load_array``, ``Workspace``, ``trace``,
-``backward``, ``layout``, ``explore``...) is loaded lazily, so ``import tensor_explorer`` is
-cheap and never imports Qt. Only :func:`explore` touches Qt, and only when it is called.
+``backward``, ``layout``, ``explore``, ``breakpoint``, ``post_mortem``...) is loaded lazily, so
+``import tensor_explorer`` is cheap and never imports Qt. Only :func:`explore`,
+:func:`breakpoint` and :func:`post_mortem` touch Qt, and only when a window opens.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ _EXPORTS: dict[str, str] = {
     "BackwardRecord": ".core.autograd",
     "layout": ".core.graph_session",
     "explore": ".explore",
+    "breakpoint": ".explore",
+    "post_mortem": ".explore",
 }
 
 __all__ = [
@@ -57,6 +60,7 @@ __all__ = [
     "Workspace",
     "__version__",
     "backward",
+    "breakpoint",
     "describe",
     "devices",
     "diagnose",
@@ -66,6 +70,7 @@ __all__ = [
     "load_array",
     "load_arrays",
     "names",
+    "post_mortem",
     "relation",
     "stats",
     "to_tensor",
@@ -84,7 +89,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .core.stats import Cancelled, Stats, stats
     from .core.undo import UndoHistory
     from .core.workspace import Workspace
-    from .explore import explore
+    from .explore import breakpoint, explore, post_mortem
 
 
 def __getattr__(name: str) -> Any:

@@ -8,6 +8,11 @@
     tensor-explorer check LESSON... [--trust]
     tensor-explorer screenshot SOURCE --out FILE.png|FILE.svg [--trust] [options]
     tensor-explorer info [--json]          versions, CUDA, Qt platform, fonts, folders
+    tensor-explorer run [--stop-on-nan] SCRIPT [ARGS...] [--stop-on-nan]
+                                           your own script as full Python; at an uncaught
+                                           exception (or, with --stop-on-nan, the first
+                                           torch operation that makes NaN/Inf) the window
+                                           opens at that frame with its values
 
 Errors are reported as one line on stderr with a non-zero exit status, never as a traceback
 (an unknown option or a path that does not exist included: no window opens then).
@@ -22,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-SUBCOMMANDS = ("inspect", "lessons", "check", "screenshot", "info")
+SUBCOMMANDS = ("inspect", "lessons", "check", "screenshot", "info", "run")
 PROG = "tensor-explorer"
 
 
@@ -183,6 +188,56 @@ def cmd_screenshot(ns: argparse.Namespace) -> int:
         return 1
 
 
+# ---------------------------------------------------------------------------- run
+
+
+def split_run_args(args: Sequence[str]) -> tuple[bool, list[str]]:
+    """``run``'s own options and the script's command line: ``--stop-on-nan`` before SCRIPT,
+    or as the very last argument (``--`` ends ours: everything after it is the script's)."""
+    rest = list(args)
+    stop = False
+    while rest and rest[0].startswith("-"):
+        if rest[0] == "--":
+            rest.pop(0)
+            break
+        if rest[0] != "--stop-on-nan":
+            break
+        stop = True
+        rest.pop(0)
+    if len(rest) > 1 and rest[-1] == "--stop-on-nan" and "--" not in args:
+        stop = True
+        rest.pop()
+    return stop, rest
+
+
+def cmd_run(script: str, args: Sequence[str], stop_on_nan: bool) -> int:
+    """``tensor-explorer run``: the script runs as ``python SCRIPT ARGS...`` would; at an
+    uncaught exception the window opens at the failing frame (with TENSOR_EXPLORER_NO_WINDOW
+    set, the explanation is printed instead). The status is the script's (its SystemExit
+    code), 1 after an uncaught exception."""
+    import os
+    import types
+
+    from .core.catalog import Message
+    from .core.debugging import describe_stop, run_script
+
+    def on_error(exc: BaseException, tb: types.TracebackType | None) -> None:
+        if os.environ.get("TENSOR_EXPLORER_NO_WINDOW"):
+            print(describe_stop(exc, tb), file=sys.stderr)
+            print(Message("debug.window-off"), file=sys.stderr)
+            return
+        from .qt.debug_window import post_mortem
+
+        post_mortem(exc, tb, block=True)
+
+    from pathlib import Path
+
+    if not Path(script).is_file():
+        _error(str(Message("debug.no-script", path=script)))
+        return 2
+    return run_script(script, args, stop_on_nan=stop_on_nan, on_error=on_error)
+
+
 # ---------------------------------------------------------------------------- main
 
 
@@ -225,6 +280,15 @@ def _parser(sub: str) -> argparse.ArgumentParser:
         p.add_argument("--trust", action="store_true",
                        help="run lesson files as full Python (shipped lessons always are; "
                             "other files run restricted unless trusted)")
+    elif sub == "run":
+        p.description = ("Run your own script as full Python (its arguments, __name__ == "
+                         "'__main__'); at an uncaught exception the window opens at the "
+                         "failing frame with its values, the error explained.")
+        p.add_argument("--stop-on-nan", action="store_true",
+                       help="stop at the first torch operation whose output (or gradient) "
+                            "has NaN or Inf")
+        p.add_argument("script", metavar="SCRIPT")
+        p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
     elif sub == "screenshot":
         p.description = "Render a panel (or the window) to PNG or SVG, headless."
         p.add_argument("source")
@@ -279,6 +343,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in SUBCOMMANDS:
             sub = args[0]
+            if sub == "run":
+                stop, rest = split_run_args(args[1:])
+                if not rest or rest[0] in ("-h", "--help"):
+                    ns = _parser(sub).parse_args(rest)  # usage error or help
+                return cmd_run(rest[0], rest[1:], stop)
             ns = _parser(sub).parse_args(args[1:])
             if sub == "inspect":
                 return cmd_inspect(ns.paths, ns.json)

@@ -1944,6 +1944,44 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     # --- a warning note as the workspace's output event carries it (workspace.py)
     "console.warning": {"en": "warning: {note}\n", "zh": "警告：{note}\n"},
+    # --- debugging a script: tensor-explorer run, tx.breakpoint, tx.post_mortem (debugging.py)
+    "debug.stopped-here": {"en": "Stopped here (tx.breakpoint)",
+                           "zh": "在这里停下（tx.breakpoint）"},
+    "debug.in-function": {"en": "in {function}() ({file})", "zh": "在 {function}() 中（{file}）"},
+    "debug.nonfinite-forward": {
+        "en": "{function} made NaN or Inf values ({nan} NaN, {inf} Inf in its output); {inputs}",
+        "zh": "{function} 产生了 NaN 或 Inf（输出里有 {nan} 个 NaN、{inf} 个 Inf）；{inputs}",
+    },
+    "debug.nonfinite-backward": {
+        "en": "the backward of {function} (called at {file}:{line}) made NaN or Inf gradients "
+              "({nan} NaN, {inf} Inf) from a finite gradient",
+        "zh": "{function} 的反向传播（在 {file}:{line} 调用）从有限的梯度算出了 NaN 或 Inf 梯度"
+              "（{nan} 个 NaN、{inf} 个 Inf）",
+    },
+    "debug.inputs-finite": {"en": "its inputs were all finite",
+                            "zh": "它的输入全都是有限值"},
+    "debug.inputs-had": {"en": "its inputs already had some: {names}",
+                         "zh": "它的输入里已经有了：{names}"},
+    "debug.nonfinite-cause": {
+        "en": "log or sqrt of zero or of a negative number, a division by zero, exp of a large "
+              "number (overflow), 0 * inf, or a learning rate so high that the weights blew up. "
+              "input_0, input_1... and output are the operation's values: look for zeros, "
+              "negative numbers or very large values in them.",
+        "zh": "对 0 或负数取 log 或 sqrt、除以 0、对很大的数取 exp（溢出）、0 * inf，或者学习率"
+              "太大让权重爆炸。input_0、input_1……和 output 是这个运算的值：看看其中有没有 0、"
+              "负数或非常大的值。",
+    },
+    "debug.no-script": {"en": "{path}: no such script", "zh": "{path}：没有这个脚本"},
+    "debug.no-exception": {
+        "en": "there is no exception to look at: call tx.post_mortem() in an except block, or "
+              "after an error in IPython, or pass a traceback",
+        "zh": "没有可以查看的异常：请在 except 块里、或在 IPython 出错之后调用 tx.post_mortem()，"
+              "或者传入一个 traceback",
+    },
+    "debug.window-off": {
+        "en": "(TENSOR_EXPLORER_NO_WINDOW is set: no window opens)",
+        "zh": "（设置了 TENSOR_EXPLORER_NO_WINDOW：不打开窗口）",
+    },
 }  # fmt: skip
 
 

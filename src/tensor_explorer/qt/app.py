@@ -98,7 +98,7 @@ def run_app(paths: Sequence[str], *, offer_recovery: bool = True, trust: bool = 
         else:
             print(f"tensor-explorer: restored {len(ws)} values: {', '.join(ws.names())}",
                   flush=True)
-    win = MainWindow(ws, settings=settings)
+    win = MainWindow(ws, settings=settings, recovered=restored)
     win.autosaver = Autosaver(win, recovery)
     if paths:
         missing = [p for p in paths if not Path(p).exists() and not is_lesson(p)]
@@ -139,13 +139,13 @@ def explore(block: bool | None = None, **values: Any) -> Any:
     win.show()
     win.raise_()
     if block is None:
-        block = not _event_loop_running()
+        block = not event_loop_running()
     if block:
         app.exec()
     return win
 
 
-def _event_loop_running() -> bool:
+def event_loop_running() -> bool:
     """True inside IPython with ``%gui qt`` (or any running Qt event loop)."""
     if QtCore.QThread.currentThread().loopLevel() > 0:
         return True
