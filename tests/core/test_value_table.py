@@ -243,3 +243,29 @@ def test_two_tables_over_the_same_tensor_have_the_same_key() -> None:
     assert ValueTable(t).key == ValueTable(t).key
     assert ValueTable(t).key != ValueTable(t.clone()).key
     assert ValueTable(t).key != ValueTable(t, axes=(1, 0)).key
+
+
+def test_float32_cells_show_their_own_digits_and_columns_line_up() -> None:
+    """#27: the table showed float32 123.456 as "123.45600128" (float64 digits) and one column
+    switched to 7.97433e-01 while its neighbours were plain decimals."""
+    values = np.array([[123.456, 0.797433, 1.5], [2.0, 0.00123457, 3.25]], dtype=np.float32)
+    table = ValueTable(torch.from_numpy(values))
+    for r in range(2):
+        for c in range(3):
+            text = table.text(r, c)
+            # what is shown reads back as the very float32 (no digit beyond what it holds)
+            assert np.float32(text) == values[r, c], text
+            assert len(text.replace("-", "").replace(".", "").lstrip("0")) <= 9, text
+    assert table.text(1, 1) == "0.00123457" and table.text(0, 1) == "0.797433"
+    assert table.column_format(1).style == "fixed"  # not scientific for 0.797433
+    # a column mixing 123.456 and 0.00123457 in float32 cannot be fixed without noise
+    mixed = ValueTable(torch.tensor([[123.456], [0.00123457]], dtype=torch.float32))
+    assert mixed.column_format(0).style == "sci"
+    assert np.float32(mixed.text(0, 0)) == np.float32(123.456)
+    # the shown text lines decimal points up with figure spaces; the copied text has none
+    fmt = table.column_format(1)
+    shown = [fmt.align(table.text(r, 1)) for r in range(2)]
+    assert len({len(t) for t in shown}) == 1 and "\u2007" in shown[0]
+    # float16 too: 0.1 is "0.1", not float64's 0.0999756
+    half = ValueTable(torch.tensor([[0.1, 0.25]], dtype=torch.float16))
+    assert half.text(0, 0) == "0.1"

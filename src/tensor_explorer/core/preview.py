@@ -672,8 +672,22 @@ class NumberFormat:
             return _g(v)
         if self.style == "sci":
             return f"{v:.{self.decimals}e}"
-        s = f"{v:.{self.decimals}f}"
+        if isinstance(x, np.floating) and x.dtype.itemsize < 8:
+            # a float16/float32 in its own shortest digits (at most the column's decimals):
+            # float32 0.797433 is "0.797433", never float64's "0.79743302"
+            s = np.format_float_positional(x, unique=True, precision=self.decimals, trim="-")
+        else:
+            s = f"{v:.{self.decimals}f}"
         return s[1:] if s.startswith("-") and float(s) == 0.0 else s
+
+    def align(self, text: str) -> str:
+        """``text`` (from :meth:`format`) padded on the right with figure spaces to the
+        column's decimals, so a right-aligned column lines its decimal points up (as NumPy
+        pads ``[0.797433  , 0.00123457]``); for display only, never for copied text."""
+        if self.style != "fixed" or self.decimals == 0 or not text[-1:].isdigit():
+            return text
+        _head, point, tail = text.partition(".")
+        return text + ("" if point else "\u2008") + "\u2007" * (self.decimals - len(tail))
 
 
 def choose_format(values: np.ndarray, kind: str, sample: int = 4096) -> NumberFormat:
@@ -691,26 +705,55 @@ def choose_format(values: np.ndarray, kind: str, sample: int = 4096) -> NumberFo
         return NumberFormat("complex")
     if kind in WORD_KINDS:
         return NumberFormat(kind)
-    flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    arr = np.asarray(values)
+    own = arr.dtype if arr.dtype.kind == "f" else np.dtype(np.float64)
+    flat = arr.astype(own, copy=False).reshape(-1)
     if flat.size > sample:
         flat = flat[:: -(-flat.size // sample)]
     flat = flat[np.isfinite(flat)]
     if flat.size == 0:
         return NumberFormat("fixed", 0)
-    decimals, sci, mantissa = 0, False, 0
-    for v in flat.tolist():
-        s = f"{v:.6g}"
+    # each value's digits: the shorter of its dtype's shortest round-trip spelling (float32
+    # 123.456 is "123.456", not float64's 123.45600128) and six significant digits
+    decimals, sci, mantissa, whole = 0, False, 0, 1
+    for v in flat:
+        s = _short(v)
         if "e" in s:
             sci = True
             m = s.split("e")[0]
             mantissa = max(mantissa, len(m.split(".")[1]) if "." in m else 0)
-        elif "." in s:
-            decimals = max(decimals, len(s.split(".")[1]))
-    if sci or decimals > 8:
-        if not sci:  # tiny values only: as many mantissa digits as %.6g would show
-            mantissa = 5
+        else:
+            head, _, tail = s.lstrip("-").partition(".")
+            decimals = max(decimals, len(tail))
+            whole = max(whole, len(head) if head != "0" else 0)
+    # fixed decimals that would print more digits than the dtype holds (a float32 column of
+    # 123.456 and 0.00123457) would show noise: scientific, as NumPy does
+    if sci or decimals > 8 or whole + decimals > _SIGNIFICANT.get(own.itemsize, 17):
+        if not sci:
+            mantissa = max((len(_short(v, sci=True).split("e")[0].partition(".")[2])
+                            for v in flat), default=0)
         return NumberFormat("sci", mantissa)
     return NumberFormat("fixed", decimals)
+
+
+#: significant decimal digits a float of this many bytes holds (its shortest round-trip bound)
+_SIGNIFICANT = {2: 5, 4: 9, 8: 17}
+
+
+def _short(v: np.floating[Any], sci: bool = False) -> str:
+    """``v`` in the fewest digits that read back as ``v`` in its own dtype, at most six
+    significant (``%.6g``'s), positional unless ``sci`` or too large or small for it."""
+    six = f"{float(v):.6e}" if sci else f"{float(v):.6g}"
+    if sci:
+        own = np.format_float_scientific(v, unique=True, trim="-")
+        mant, _, exp = own.partition("e")
+        six_m, _, _ = six.partition("e")
+        six_m = six_m.rstrip("0").rstrip(".")
+        return (mant if len(mant) <= len(six_m) else six_m) + "e" + exp
+    if "e" in six:
+        return six
+    own = np.format_float_positional(v, unique=True, trim="-")
+    return own if len(own) <= len(six) else six
 
 
 # ---------------------------------------------------------------------------- writing

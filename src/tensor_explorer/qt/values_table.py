@@ -113,8 +113,8 @@ class ValuesTableModel(QtCore.QAbstractTableModel):
             return None
         R = QtCore.Qt.ItemDataRole
         r, c = index.row(), index.column()
-        if role == R.DisplayRole:
-            return table.text(r, c)
+        if role == R.DisplayRole:  # (decimal points lined up: figure spaces after short ones)
+            return table.column_format(c).align(table.text(r, c))
         if role == R.EditRole:
             return table.exact(r, c)
         if role == R.TextAlignmentRole:
