@@ -164,9 +164,32 @@
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="181"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="182"/>
         <source>bound or changed: {0}</source>
         <translation>绑定或修改：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>DebugBar</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="70"/>
+        <source>Frame:</source>
+        <translation>帧：</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="72"/>
+        <source>The frames of the stack, innermost first: choose one to see its values (grey: torch&apos;s or Python&apos;s own code)</source>
+        <translation>调用栈的各帧，最内层在前：选一帧查看它的值（灰色：torch 或 Python 自己的代码）</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="74"/>
+        <source>Continue (F8)</source>
+        <translation>继续 (F8)</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="76"/>
+        <source>Close the window and let the script go on</source>
+        <translation>关闭窗口，让脚本继续运行</translation>
     </message>
 </context>
 <context>
@@ -1665,143 +1688,143 @@
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="272"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="272"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="273"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="274"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="275"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="281"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="271"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
         <source>Lesson</source>
         <extracomment>set by the app after the window is made (absent in screenshots and tests) File ▸ Open recent (made with the menus, :func:`.main_menus.build`) parent of the actions one build of the UI makes (deleted when the UI is rebuilt) opening and saving files (File menu, drops, recent files, trust) where the docks go (remembered, default and lesson layouts, presentation mode) undo/redo of the workspace&apos;s changes, and whether there is unsaved work ask before unsaved work would be lost (the real app; not screenshots, tests, nor runs that must not wait on a person: TENSOR_EXPLORER_NO_DIALOGS) Edit ▸ Copy, Copy as NumPy literal, Find value</extracomment>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="356"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="361"/>
         <source>&amp;New workspace</source>
         <translation>新建工作区(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="357"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
         <source>Start again with an empty workspace (Edit ▸ Undo brings it back)</source>
         <translation>从空工作区重新开始（编辑 ▸ 撤销可找回）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="359"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="364"/>
         <source>Reopen &amp;last session</source>
         <translation>重新打开上次的会话(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="360"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
         <source>The values and history the window had when it was last closed</source>
         <translation>窗口上次关闭时的值和历史</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="363"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="368"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="370"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="366"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="368"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="373"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="370"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="372"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="380"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="376"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="381"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="382"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="378"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="383"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="380"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="384"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="389"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="390"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="387"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="392"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
@@ -1935,34 +1958,34 @@
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="504"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="509"/>
         <location filename="../../src/tensor_explorer/qt/window_files.py" line="245"/>
         <source>Wait for the running program to finish (or stop it) first.</source>
         <translation>请先等待正在运行的程序结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="506"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
         <source>A new workspace replaces them.</source>
         <translation>新建工作区会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="534"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="535"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="539"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="540"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="543"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="548"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="543"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="548"/>
         <source>1 value</source>
         <translation>1 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="545"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="550"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
@@ -2037,17 +2060,17 @@
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="553"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="558"/>
         <source>Quitting closes them.</source>
         <translation>退出会关闭它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="554"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="559"/>
         <source>File ▸ Reopen last session brings them back at the next start.</source>
         <translation>下次启动时，文件 ▸ 重新打开上次的会话可以找回它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="555"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="560"/>
         <source>Discarded, they are lost.</source>
         <translation>丢弃后它们将无法找回。</translation>
     </message>

@@ -24,6 +24,7 @@ watch, and running a script as ``tensor-explorer run`` does.
 from __future__ import annotations
 
 import ast
+import keyword
 import linecache
 import math
 import os
@@ -158,6 +159,12 @@ def _kept(value: Any) -> bool:
     return isinstance(value, torch.Tensor | np.ndarray | torch.nn.Module | torch.optim.Optimizer)
 
 
+def _nameable(name: str) -> bool:
+    """A name a workspace takes (:func:`~.workspace.check_name`)."""
+    return (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+            and not name.startswith("_") and name not in _RESERVED)
+
+
 def frame_values(frame: types.FrameType) -> dict[str, Any]:
     """The values a frame holds, by name, in order: its locals, then (in a function's frame)
     the globals that are tensors, arrays, modules or optimizers and that no local shadows, then
@@ -170,13 +177,13 @@ def frame_values(frame: types.FrameType) -> dict[str, Any]:
     values: dict[str, Any] = {}
     modules: dict[str, Any] = {}
     for name, value in local.items():
-        if name.startswith("_") or name in _RESERVED or not name.isidentifier():
+        if not _nameable(name):
             continue
         (modules if isinstance(value, types.ModuleType) else values)[name] = value
     glob = frame.f_globals
     if glob is not local:
         for name, value in glob.items():
-            if name.startswith("_") or name in _RESERVED or name in values or name in modules:
+            if not _nameable(name) or name in values or name in modules:
                 continue
             if isinstance(value, types.ModuleType):
                 modules[name] = value
