@@ -24,6 +24,7 @@ watch, and running a script as ``tensor-explorer run`` does.
 from __future__ import annotations
 
 import ast
+import functools
 import keyword
 import linecache
 import math
@@ -78,6 +79,7 @@ def should_stop(when: Callable[[], object] | None) -> bool:
 # frames
 
 
+@functools.cache
 def _library_roots() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     roots = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
@@ -86,18 +88,13 @@ def _library_roots() -> tuple[str, ...]:
     return tuple(sorted(os.path.realpath(r) + os.sep for r in roots if r))
 
 
-_LIBRARY: tuple[str, ...] | None = None
-
-
+@functools.lru_cache(maxsize=4096)
 def is_library(filename: str) -> bool:
     """True for code that is not the user's: torch, NumPy, the standard library, installed
-    packages, Tensor Explorer itself, frozen modules."""
-    global _LIBRARY
+    packages, Tensor Explorer itself, frozen modules (remembered per file name)."""
     if filename.startswith("<"):
         return filename.startswith("<frozen")
-    if _LIBRARY is None:
-        _LIBRARY = _library_roots()
-    return os.path.realpath(filename).startswith(_LIBRARY)
+    return os.path.realpath(filename).startswith(_library_roots())
 
 
 @dataclass
@@ -365,18 +362,15 @@ def nonfinite_count(t: torch.Tensor) -> tuple[int, int]:
     if (not (t.is_floating_point() or t.is_complex()) or t.layout != torch.strided
             or t.device.type == "meta" or t.numel() == 0):
         return 0, 0
-    with torch.no_grad():
-        total = t.detach().sum()
-        s = complex(total.item()) if t.is_complex() else float(total.item())
-        if isinstance(s, complex):
-            finite = math.isfinite(s.real) and math.isfinite(s.imag)
-        else:
-            finite = math.isfinite(s)
-        if finite:
-            return 0, 0
-        nan = int(torch.isnan(t).sum().item())
-        inf = int(torch.isinf(t).sum().item())
-    return nan, inf
+    t = t.detach()  # (no graph is recorded for the check)
+    s = t.sum().item()
+    if isinstance(s, complex):
+        finite = math.isfinite(s.real) and math.isfinite(s.imag)
+    else:
+        finite = math.isfinite(s)
+    if finite:
+        return 0, 0
+    return int(torch.isnan(t).sum().item()), int(torch.isinf(t).sum().item())
 
 
 def _function_name(func: Any) -> str:
@@ -405,8 +399,11 @@ def _caller(skip_from: str) -> tuple[str, int] | None:
     return None
 
 
-#: functions whose outputs are not new values: attribute reads and writes, printing
-_SKIPPED = frozenset({"__get__", "__set__", "__delete__", "__repr__", "__str__", "__format__"})
+#: functions whose outputs are not new values (attribute reads and writes, printing), or are
+#: memory not written yet (``torch.empty``: whatever bytes were there, NaN included)
+_SKIPPED = frozenset({"__get__", "__set__", "__delete__", "__repr__", "__str__", "__format__",
+                      "empty", "empty_like", "empty_strided", "empty_permuted", "new_empty",
+                      "new_empty_strided"})
 
 
 class NanWatch(TorchFunctionMode):
