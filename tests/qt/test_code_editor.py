@@ -250,3 +250,25 @@ def test_completion_of_names_and_attributes(qtbot: QtBot, win: Any) -> None:
     ed.clear()
     qtbot.keyClicks(ed, "s = 'gr")  # nothing completes inside a string
     assert not popup.isVisible()
+
+
+def test_ctrl_enter_with_the_completion_list_open_runs_and_closes_it(qtbot: QtBot,
+                                                                      win: Any) -> None:
+    """#27 point 10: the completion popup stayed open after Ctrl+Enter."""
+    run_typed(qtbot, win, "grid = torch.zeros(2, 3)")
+    ed = editor_of(win)
+    ed.clear()
+    popup = ed.completer.popup()
+    qtbot.keyClicks(ed, "gr")
+    qtbot.waitUntil(popup.isVisible)
+    with qtbot.waitSignal(win.runner.failed, timeout=TIMEOUT):  # "gr" ran: a NameError
+        qtbot.keyClick(popup, Key.Key_Return, CTRL)  # where the key goes with the list open
+    qtbot.waitUntil(lambda: not popup.isVisible())
+    assert ed.toPlainText() == "gr"  # a failed input stays, as always
+    # the window's Run (its Ctrl+Enter shortcut, the toolbar's Run code) with the list open
+    ed.moveCursor(QtGui.QTextCursor.MoveOperation.End)
+    qtbot.keyClicks(ed, "i")
+    qtbot.waitUntil(popup.isVisible)
+    with qtbot.waitSignal(win.runner.failed, timeout=TIMEOUT):  # "gri": a NameError
+        win.run_action.trigger()
+    assert not popup.isVisible()

@@ -406,9 +406,24 @@ class CodeEditor(QtWidgets.QPlainTextEdit):
             QtWidgets.QCompleter.ModelSorting.CaseSensitivelySortedModel)
         self.completer.setMaxVisibleItems(10)
         self.completer.activated.connect(self.insert_completion)  # the text overload
+        # Ctrl+Enter runs even while the list is open: the completer's own filter would take
+        # Enter (a filter installed later is asked first)
+        self._popup().installEventFilter(self)
         self.cursorPositionChanged.connect(self._update_selections)
         self.textChanged.connect(self._text_changed)
         theme.state().changed.connect(self._restyle)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        completer = self.__dict__.get("completer")  # (Qt asks before __init__ made it)
+        if (completer is not None and watched is completer.popup()
+                and isinstance(event, QtGui.QKeyEvent)
+                and event.type() == QtCore.QEvent.Type.KeyPress
+                and event.key() in (Key.Key_Return, Key.Key_Enter)
+                and event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier):
+            self._popup().hide()
+            self.submitted.emit()
+            return True
+        return super().eventFilter(watched, event)
 
     def _popup(self) -> QtWidgets.QAbstractItemView:
         popup = self.completer.popup()
@@ -568,6 +583,10 @@ class CodeEditor(QtWidgets.QPlainTextEdit):
             self._refresh_completion()
         elif typed or key in (Key.Key_Left, Key.Key_Right, Key.Key_Home, Key.Key_End):
             popup.hide()
+
+    def close_completion(self) -> None:
+        """Hide the completion list (the statements are being run)."""
+        self._popup().hide()
 
     def _refresh_completion(self) -> None:
         if self._popup().isVisible():

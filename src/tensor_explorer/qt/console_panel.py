@@ -127,6 +127,7 @@ class ConsolePanel(QtWidgets.QWidget):
     def run_editor(self) -> None:
         """Run the editor's statements. They stay in the editor until they ran: cleared then,
         kept with the failing line marked when they failed."""
+        self.editor.close_completion()  # (Ctrl+Enter may reach the window's Run first)
         source = self.editor.toPlainText()
         if not source.strip():
             return
