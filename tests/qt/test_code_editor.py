@@ -272,3 +272,35 @@ def test_ctrl_enter_with_the_completion_list_open_runs_and_closes_it(qtbot: QtBo
     with qtbot.waitSignal(win.runner.failed, timeout=TIMEOUT):  # "gri": a NameError
         win.run_action.trigger()
     assert not popup.isVisible()
+
+
+def _output_colours(win: Any) -> set[str]:
+    doc = win.panels["console"].output.document()
+    found = set()
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            brush = it.fragment().charFormat().foreground()
+            if brush.style() != QtCore.Qt.BrushStyle.NoBrush:
+                found.add(brush.color().name())
+            it += 1
+        block = block.next()
+    return found
+
+
+def test_a_theme_switch_recolours_the_output_already_there(qtbot: QtBot, win: Any) -> None:
+    """#27 point 7: the dark theme kept old output's colours (dark blue on dark grey)."""
+    run_typed(qtbot, win, "y = 1")
+    run_typed(qtbot, win, "undefined_name", fails=True)
+    light, dark = theme.THEMES["light"], theme.THEMES["dark"]
+    roles = ("muted", "accent", "ok", "error")
+    assert {getattr(light, r) for r in roles} <= _output_colours(win)
+    try:
+        theme.state().apply("dark")
+        colours = _output_colours(win)
+        assert {getattr(dark, r) for r in roles} <= colours
+        assert not colours & {getattr(light, r) for r in roles}
+    finally:
+        theme.state().apply("light")
+    assert {getattr(light, r) for r in roles} <= _output_colours(win)

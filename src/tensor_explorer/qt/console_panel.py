@@ -49,6 +49,9 @@ class ConsolePanel(QtWidgets.QWidget):
         self.output = QtWidgets.QTextEdit()
         self.output.setReadOnly(True)
         theme.use_mono_font(self.output)
+        #: the theme the output's coloured text was written in (recoloured on a switch)
+        self._output_theme = theme.current()
+        theme.state().changed.connect(self._recolor_output)
         #: follows the workspace the console shows: completion offers its names
         self.editor = CodeEditor(completions=Completions(lambda: self.bridge.workspace))
         self.editor.submitted.connect(self.run_editor)
@@ -143,6 +146,41 @@ class ConsolePanel(QtWidgets.QWidget):
         self.stop_button.setEnabled(busy)
 
     # -- output --------------------------------------------------------------------------------
+
+    #: the theme roles the output writes in colour
+    _OUTPUT_ROLES = ("muted", "accent", "ok", "error", "warning", "info")
+
+    def _recolor_output(self) -> None:
+        """What is already in the output takes the new theme's colours (dark blue stayed on
+        dark grey after switching to the dark theme): each fragment coloured with a role of the
+        old theme gets the same role's colour in the new one."""
+        old, new = self._output_theme, theme.current()
+        self._output_theme = new
+        if old is new:
+            return
+        swap = {QtGui.QColor(getattr(old, r)).rgb(): QtGui.QColor(getattr(new, r))
+                for r in self._OUTPUT_ROLES}
+        doc = self.output.document()
+        cur = QtGui.QTextCursor(doc)
+        cur.beginEditBlock()
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                fmt = frag.charFormat()
+                brush = fmt.foreground()
+                if brush.style() != QtCore.Qt.BrushStyle.NoBrush:
+                    colour = swap.get(brush.color().rgb())
+                    if colour is not None:
+                        cur.setPosition(frag.position())
+                        cur.setPosition(frag.position() + frag.length(),
+                                        QtGui.QTextCursor.MoveMode.KeepAnchor)
+                        fmt.setForeground(colour)
+                        cur.setCharFormat(fmt)
+                it += 1
+            block = block.next()
+        cur.endEditBlock()
 
     def _append(self, html_text: str) -> None:
         cur = self.output.textCursor()
