@@ -275,6 +275,13 @@ REPRODUCERS = [
     "s = torch.eye(3).to_sparse()\ni = s.indices()\ni[0, 0] = 100000000\nd = s.to_dense()",
     "m = type(np.zeros(2).data)",
     "t = torch.zeros(2)\na = t.numpy()\nt.resize_(10)\nprint(t.sum())",
+    # found by the crash fuzzer (seed 424242, programs 4962, 5785, 15628, 17153): NumPy's
+    # repeat total wraps around past 2**63 and it writes out of bounds (a segfault)
+    "m = np.matrix([[1.0, 2.0], [3.0, 4.0]])\nv = m.repeat(torch.tensor([2**62]))",
+    "v = np.arange(4.0).repeat(2**62)",
+    "v = np.repeat(np.arange(4.0), 2**62)",
+    "v = np.ndarray.repeat(np.arange(4.0), 2**62, axis=0)",
+    "v = type(np.arange(4)).repeat(np.arange(4), repeats=[2**62] * 4)",
 ]
 
 
@@ -299,7 +306,16 @@ def test_the_reproducers_do_not_crash_a_process() -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     kinds = json.loads(done.stdout.strip().splitlines()[-1])
-    assert kinds == ["refused", "refused", "ran", "refused", "refused"]
+    assert kinds == ["refused", "refused", "ran", "refused", "refused"] + ["error"] * 5
+
+
+def test_repeat_still_repeats() -> None:
+    ws = Workspace(restricted=True)
+    ws.run("y = [np.arange(3).repeat(2).tolist(), np.repeat([1, 2], [2, 3]).tolist(), "
+           "np.zeros(0).repeat(2**62).tolist(), np.ndarray.repeat(np.ones(2), 2).tolist(), "
+           "np.arange(2).repeat(repeats=2).tolist()]")
+    assert ws["y"] == [[0, 0, 1, 1, 2, 2], [1, 1, 2, 2, 2], [], [1.0] * 4, [0, 0, 1, 1]]
+    assert sandbox_allowlist.NDARRAY_CHECKED <= sandbox_allowlist.NDARRAY_ALLOWED
 
 
 def test_hasattr_says_no_to_a_refused_name() -> None:

@@ -568,6 +568,8 @@ def _numpy_members() -> dict[str, Any]:
     out = _members(np, loaded, lambda name, _v: name not in _NUMPY_DENY)
     out["ndarray"] = SAFE_NDARRAY
     out["recarray"] = SAFE_RECARRAY
+    if "repeat" in out:  # np.repeat(a, 2**62) crashes NumPy: checked as ndarray.repeat is
+        out["repeat"] = _checked_repeat(out["repeat"], bound=False)
     for name in ("random", "linalg", "fft"):
         out[name] = _Sub(f"numpy.{name}")
     return out
@@ -1126,10 +1128,51 @@ def guarded_getattr(obj: Any, name: str) -> Any:
         raise refuse("refused.module-attr", name=name)
     if name in allowlist.TENSOR_COPIED and callable(value) and memory_kind(obj) == "tensor":
         value = _copying(value)
+    elif name in allowlist.NDARRAY_CHECKED and callable(value) and memory_kind(obj) == "ndarray":
+        value = _checked_repeat(value, bound=not isinstance(obj, type | GuardedClass))
     cls = obj._tx_cls if isinstance(obj, GuardedClass) else obj
     if isinstance(cls, type) and not isinstance(value, type):
         return _unbound(cls, name, value)
     return value
+
+
+#: ``repeat`` counts times the array's size beyond this are refused (NumPy's own total wraps
+#: around past 2**63 and it writes out of bounds: ``np.arange(4.0).repeat(2**62)`` crashes)
+MAX_REPEAT_ELEMENTS = 1 << 48
+
+
+def check_repeat(a: Any, repeats: Any) -> None:
+    """Raise ``ValueError`` when ``np.repeat(a, repeats)`` / ``a.repeat(repeats)`` asks for
+    more than :data:`MAX_REPEAT_ELEMENTS` elements, before NumPy computes a size that wraps
+    around (found by the crash fuzzer: NumPy 2.4 segfaults there)."""
+    try:
+        counts = np.asarray(repeats)
+        size = int(np.size(a))
+    except Exception:  # NumPy raises its own error for what it cannot read
+        return
+    if counts.size == 0 or size == 0 or counts.dtype.kind not in "iub":
+        return
+    biggest = max(abs(int(counts.max())), abs(int(counts.min())))
+    if biggest * size > MAX_REPEAT_ELEMENTS:
+        raise ValueError(
+            f"repeat: {biggest:,} repeats of {size:,} elements is more than this app computes "
+            f"({MAX_REPEAT_ELEMENTS:,} elements at most)"
+        )
+
+
+def _checked_repeat(method: Callable[..., Any], bound: bool) -> Callable[..., Any]:
+    """``a.repeat`` (``bound``) or ``np.ndarray.repeat`` / ``np.repeat`` with
+    :func:`check_repeat` first."""
+
+    @functools.wraps(method)
+    def repeat(*args: Any, **kwargs: Any) -> Any:
+        rest = args if bound else args[1:]
+        target = getattr(method, "__self__", None) if bound else (args[0] if args else None)
+        if rest or "repeats" in kwargs:
+            check_repeat(target, rest[0] if rest else kwargs["repeats"])
+        return method(*args, **kwargs)
+
+    return repeat
 
 
 def _copying(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -26,7 +26,8 @@ What is refused and why (the reason codes, ``refused.*`` in :mod:`.catalog`):
   ``ndarray.data`` (a ``memoryview``), ``setflags``, storage ``from_buffer``, ``copy_``,
   ``fill_``, ``byteswap`` (bytes written with no idea of the tensors over them).
 * ``refused.memory-unchecked``: writes memory without torch's checks: ``to_mkldnn`` (an opaque
-  layout whose operations trust their inputs) and what the crash fuzzer found.
+  layout whose operations trust their inputs). What the crash fuzzer finds goes here, or, for a
+  method lessons need, is allowed with a check in front (:data:`NDARRAY_CHECKED`).
 * ``refused.denied-attr``: refused on every object already (files, shared memory, native code:
   ``set_``, ``share_memory_``, ``ctypes``, ``tofile``...).
 * ``refused.memory-storage``: a storage offers facts about its memory and copies of it; the
@@ -143,6 +144,10 @@ NDARRAY_ALLOWED: frozenset[str] = _names("""
     size sort squeeze std strides sum swapaxes take to_device tobytes tolist trace transpose var
     view
 """)
+#: allowed, but checked first (by ``sandbox.check_repeat``): ``repeat`` with counts whose total
+#: wraps around past 2**63 makes NumPy 2.4 write out of bounds (``np.arange(4.0).repeat(2**62)``
+#: is a segfault; found by the crash fuzzer); ``np.repeat`` is checked the same way
+NDARRAY_CHECKED: frozenset[str] = frozenset({"repeat"})
 NDARRAY_REFUSED: dict[str, str] = {
     "resize": _RESIZE,
     "data": _RAW,
