@@ -9,6 +9,7 @@ The public API (``describe``, ``stats``, ``diagnose``, ``load_array``, ``Workspa
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -98,6 +99,11 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'tensor_explorer' has no attribute {name!r}")
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
+    # Importing a submodule binds its name here: loading .explore for ``breakpoint`` made
+    # ``tx.explore`` the module. The public name is the function of that name.
+    sub = module.rpartition(".")[2]
+    if sub in _EXPORTS and isinstance(globals().get(sub), ModuleType):
+        globals()[sub] = getattr(importlib.import_module(_EXPORTS[sub], __name__), sub)
     return value
 
 

@@ -294,3 +294,13 @@ def test_breakpoint_with_a_false_condition_imports_no_qt(tmp_path: Path) -> None
                        timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "False"
+
+
+def test_explore_stays_the_function_when_its_module_loads_for_another_name() -> None:
+    # tx.breakpoint lives in tensor_explorer/explore.py: loading it for breakpoint bound the
+    # package's `explore` to the module, and tx.explore(...) said "'module' object is not
+    # callable"
+    code = ("import tensor_explorer as tx\ntx.breakpoint(when=lambda: False)\n"
+            "assert callable(tx.explore) and callable(tx.post_mortem), tx.explore\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120,
+                   env={**os.environ, "PYTHONPATH": str(ROOT / "src")})

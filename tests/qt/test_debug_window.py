@@ -78,7 +78,7 @@ def test_post_mortem_opens_at_the_failing_frame_with_its_values(failed: Debugger
     assert ws["model"] is info.frame.f_globals["model"]  # the script's module, not a copy
     assert ws["optimizer"] is info.frame.f_globals["optimizer"]
     assert tuple(ws["features"].shape) == (5, 6)
-    assert ws.selected == "model"  # the first value the failing line reads
+    assert ws.selected == "features"  # the first tensor the failing line reads
     assert "train.py:11 in train_step()" in dbg.win.windowTitle()
 
 
@@ -189,3 +189,54 @@ def test_the_debug_bar_speaks_the_window_language(failed: Debugger, lang: str) -
 
 def test_training_script_source_is_as_planted() -> None:
     assert textwrap.dedent(TRAINING).splitlines()[10] == "    logits = model(features)"
+
+
+# --------------------------------------------------------------------------- IPython, %gui qt
+
+
+@pytest.fixture
+def ipython_qt(qtbot: QtBot) -> Any:
+    """IPython's own terminal shell with ``%gui qt`` on (skipped where IPython is missing)."""
+    pytest.importorskip("IPython", reason="IPython is not installed (pip install ipython)")
+    from IPython.terminal.interactiveshell import TerminalInteractiveShell
+
+    shell = TerminalInteractiveShell.instance()
+    shell.simple_prompt = False  # (no terminal under pytest: IPython would refuse the hook)
+    shell.enable_gui("qt")
+    assert str(shell.active_eventloop).startswith("qt")
+    yield shell
+    shell.enable_gui(None)
+    TerminalInteractiveShell.clear_instance()
+    for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+        if hasattr(sys, name):
+            delattr(sys, name)
+
+
+def test_explore_under_ipython_gui_qt_returns_at_once(ipython_qt: Any, qtbot: QtBot) -> None:
+    result = ipython_qt.run_cell(
+        "import torch, tensor_explorer as tx\nwin = tx.explore(a=torch.ones(2))")
+    assert result.success, result.error_in_exec
+    win = ipython_qt.user_ns["win"]
+    qtbot.addWidget(win)
+    assert win.isVisible()  # returned with the window live (no event loop of its own)
+    assert win.workspace["a"].tolist() == [1.0, 1.0]
+    ipython_qt.run_cell("win.workspace.run('b = a * 2')")
+    assert win.workspace["b"].tolist() == [2.0, 2.0]
+    win.close()
+
+
+def test_post_mortem_after_an_error_in_ipython(ipython_qt: Any, qtbot: QtBot) -> None:
+    ipython_qt.run_cell("import torch, tensor_explorer as tx\n"
+                        "def scale(t):\n    return t.view(4)\n")
+    failed = ipython_qt.run_cell("scale(torch.ones(2, 3).t())")
+    assert not failed.success
+    result = ipython_qt.run_cell("dbg = tx.post_mortem()")  # the last error, at once
+    assert result.success, result.error_in_exec
+    dbg = ipython_qt.user_ns["dbg"]
+    qtbot.addWidget(dbg.win)
+    assert dbg.win.isVisible()
+    assert dbg.frames[dbg.index].function == "scale"
+    assert tuple(dbg.workspace["t"].shape) == (3, 2)
+    assert "view" in _output(dbg)
+    dbg.win.close()
+    dbg.release()

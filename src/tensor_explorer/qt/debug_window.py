@@ -16,6 +16,8 @@ import types
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+import torch
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..core.debugging import (
@@ -172,8 +174,12 @@ class Debugger:
     def _to_select(self, values: dict[str, Any], operands: list[str]) -> str | None:
         if isinstance(self.exc, NonFiniteError) and "output" in values:
             return "output"
-        for name in operands:
-            if name in values and not isinstance(values[name], types.ModuleType):
+        present = [n for n in operands if n in values]
+        for name in present:  # a tensor or an array of the line first: it has values to show
+            if isinstance(values[name], torch.Tensor | np.ndarray):
+                return name
+        for name in present:
+            if not isinstance(values[name], types.ModuleType):
                 return name
         names = [n for n, v in values.items() if not isinstance(v, types.ModuleType)]
         return names[-1] if names else None
