@@ -287,3 +287,34 @@ def test_retain_grad_chooser_is_not_cut_off_in_chinese(qtbot: QtBot, make_window
     for i in range(combo.count()):
         assert fm.horizontalAdvance(combo.itemText(i)) <= field.width(), combo.itemText(i)
     assert combo.width() >= combo.sizeHint().width()
+
+
+def test_drop_down_lists_draw_no_check_box_over_their_items(qtbot: QtBot, make_window) -> None:
+    """#27 point 5: every item of a drop-down list had an empty check box drawn over its first
+    character ("□reating and inspecting tensors"): the menus' unchecked box was drawn in
+    combo box lists too (Fusion draws their items as menu items). A list item is drawn as
+    Fusion draws it; a menu's unchecked item still gets its box."""
+    from tensor_explorer.qt import theme
+
+    win = make_window()
+    combo = win.panels["lesson"].lesson_combo
+    menu = QtWidgets.QMenu(win)
+    ours, fusion = theme.MenuCheckStyle("Fusion"), QtWidgets.QStyleFactory.create("Fusion")
+    option = QtWidgets.QStyleOptionMenuItem()
+    option.initFrom(combo)
+    option.rect = QtCore.QRect(0, 0, 300, 24)
+    option.text = "Creating and inspecting tensors"
+    option.menuItemType = QtWidgets.QStyleOptionMenuItem.MenuItemType.Normal
+    option.checkType = QtWidgets.QStyleOptionMenuItem.CheckType.NonExclusive
+    option.checked = False
+
+    def drawn(style: QtWidgets.QStyle, widget: QtWidgets.QWidget) -> QtGui.QImage:
+        image = QtGui.QImage(300, 24, QtGui.QImage.Format.Format_ARGB32)
+        image.fill(QtGui.QColor("white"))
+        painter = QtGui.QPainter(image)
+        style.drawControl(QtWidgets.QStyle.ControlElement.CE_MenuItem, option, painter, widget)
+        painter.end()
+        return image
+
+    assert drawn(ours, combo) == drawn(fusion, combo)  # a list's item: no box
+    assert drawn(ours, menu) != drawn(fusion, menu)  # a menu's unchecked item: its box

@@ -171,7 +171,8 @@ class MenuCheckStyle(QtWidgets.QProxyStyle):
         super().drawControl(element, option, painter, widget)
         if (element != QtWidgets.QStyle.ControlElement.CE_MenuItem
                 or not isinstance(option, QtWidgets.QStyleOptionMenuItem)
-                or option.checked or not option.icon.isNull()):
+                or not isinstance(widget, QtWidgets.QMenu)  # a combo box's list draws its
+                or option.checked or not option.icon.isNull()):  # items as menu items too
             return
         kind = QtWidgets.QStyleOptionMenuItem.CheckType
         if option.checkType not in (kind.NonExclusive, kind.Exclusive):
