@@ -318,3 +318,27 @@ def test_drop_down_lists_draw_no_check_box_over_their_items(qtbot: QtBot, make_w
 
     assert drawn(ours, combo) == drawn(fusion, combo)  # a list's item: no box
     assert drawn(ours, menu) != drawn(fusion, menu)  # a menu's unchecked item: its box
+
+
+def test_a_long_status_message_never_runs_into_the_value_counter(qtbot: QtBot,
+                                                                  make_window) -> None:
+    """#27 point 6: a long status-bar message was drawn over the value counter
+    ("…colo9 values — selected: c")."""
+    win = make_window()
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    run(qtbot, win, "x = torch.ones(3)")
+    bar = win.statusBar()
+    long = "the colour range goes from the 1st to the 99th percentile of the finite values " * 4
+    bar.showMessage(long, 5000)
+    shown = QtWidgets.QStatusBar.currentMessage(bar)  # what Qt paints
+    width = bar.fontMetrics().horizontalAdvance(shown)
+    counter = win.status_label.geometry()
+    assert shown != long and shown.endswith("…")
+    assert 8 + width < counter.left(), (width, counter)
+    assert bar.currentMessage() == long and bar.toolTip() == long  # all of it, for who asks
+    win.resize(1000, 800)  # elided again to the new room
+    qtbot.waitUntil(lambda: QtWidgets.QStatusBar.currentMessage(bar) != shown)
+    again = QtWidgets.QStatusBar.currentMessage(bar)
+    assert bar.fontMetrics().horizontalAdvance(again) + 8 < win.status_label.geometry().left()
