@@ -28,6 +28,7 @@ from .edit_actions import EditActions
 from .inspector_panel import InspectorPanel
 from .lesson_panel import LessonPanel
 from .run_controller import RunController
+from .status_bar import StatusBar
 from .undo_actions import UndoController
 from .values_panel import ValuesPanel
 from .window_files import WindowFiles
@@ -176,6 +177,7 @@ class MainWindow(QtWidgets.QMainWindow):
                                 theme.PRESENTATION_SCALE if presentation else 1.0)
         else:
             theme.state().apply()
+        self.setStatusBar(StatusBar(self))  # (a long message never covers the counter)
         self.status_label = QtWidgets.QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
         #: undo/redo of the workspace's changes, and whether there is unsaved work
