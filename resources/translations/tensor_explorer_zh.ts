@@ -118,76 +118,77 @@
 <context>
     <name>ConsolePanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="106"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="109"/>
         <source>Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them, ↑/↓ bring back earlier ones</source>
-        <extracomment>Python&apos;s own text for an object whose class has no repr of its own follows the workspace the console shows: completion offers its names what the editor sent to the runner, until it finished or failed a program from a file nobody trusted yet ran restricted: says so, offers to trust it</extracomment>
+        <extracomment>Python&apos;s own text for an object whose class has no repr of its own the theme the output&apos;s coloured text was written in (recoloured on a switch) follows the workspace the console shows: completion offers its names what the editor sent to the runner, until it finished or failed a program from a file nobody trusted yet ran restricted: says so, offers to trust it</extracomment>
         <translation>在此输入语句，例如  y = x @ w + b   — Ctrl+Enter 运行，↑/↓ 调出之前的输入</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="108"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="111"/>
         <source>Device that factories (torch.zeros, torch.randn...) create tensors on</source>
         <translation>工厂函数（torch.zeros、torch.randn…）创建张量时使用的设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="110"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="113"/>
         <source>default device</source>
         <translation>默认设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="111"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="114"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="112"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="115"/>
         <source>Run the statements (Ctrl+Enter)</source>
         <translation>运行这些语句（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="113"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="116"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="114"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="117"/>
         <source>Stop a running program; the workspace keeps what it had</source>
         <translation>停止正在运行的程序；工作区保留已有内容</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="116"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="119"/>
         <source>Clear output</source>
         <translation>清空输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="117"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="120"/>
         <source>device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="182"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="220"/>
         <source>bound or changed: {0}</source>
+        <extracomment>the theme roles the output writes in colour</extracomment>
         <translation>绑定或修改：{0}</translation>
     </message>
 </context>
 <context>
     <name>DebugBar</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="70"/>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="72"/>
         <source>Frame:</source>
         <translation>帧：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="72"/>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="74"/>
         <source>The frames of the stack, innermost first: choose one to see its values (grey: torch&apos;s or Python&apos;s own code)</source>
         <translation>调用栈的各帧，最内层在前：选一帧查看它的值（灰色：torch 或 Python 自己的代码）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="74"/>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="76"/>
         <source>Continue (F8)</source>
         <translation>继续 (F8)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="76"/>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="78"/>
         <source>Close the window and let the script go on</source>
         <translation>关闭窗口，让脚本继续运行</translation>
     </message>
@@ -637,7 +638,7 @@
         <translation>显示整张图 (0)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="355"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="356"/>
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
@@ -697,67 +698,67 @@
         <translation>对特征、标签和模型运行课程中的 inspect_batch 与 run_one_step</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="449"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="450"/>
         <source>Graph of {0}: {1}, {2}</source>
         <translation>{0} 的计算图：{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="451"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="452"/>
         <source>1 node</source>
         <translation>1 个节点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="451"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="452"/>
         <source>{0} nodes</source>
         <translation>{0} 个节点</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="452"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="453"/>
         <source>1 edge</source>
         <translation>1 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="452"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="453"/>
         <source>{0} edges</source>
         <translation>{0} 条边</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="456"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="457"/>
         <source>1 module call</source>
         <translation>1 次模块调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="456"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="457"/>
         <source>{0} module calls</source>
         <translation>{0} 次模块调用</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="457"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="458"/>
         <source>1 run of repeated blocks</source>
         <translation>1 组重复块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="457"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="458"/>
         <source>{0} runs of repeated blocks</source>
         <translation>{0} 组重复块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="459"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
         <source>1 block</source>
         <translation>1 个块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="459"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
         <source>{0} blocks</source>
         <translation>{0} 个块</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="461"/>
         <source>1 chain</source>
         <translation>1 条运算链</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="460"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="461"/>
         <source>{0} chains</source>
         <translation>{0} 条运算链</translation>
     </message>
@@ -783,22 +784,22 @@
         <translation>gradient：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="356"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="357"/>
         <source>Backward ×{0}</source>
         <translation>反向传播 ×{0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="447"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="448"/>
         <source>No graph</source>
         <translation>没有计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="464"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="465"/>
         <source>re-run on {0}</source>
         <translation>在 {0} 上重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="487"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="488"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
@@ -813,9 +814,18 @@
         <translation>把展开过的分组重新折叠（回到最初的视图）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="461"/>
+        <location filename="../../src/tensor_explorer/qt/graph_panel.py" line="462"/>
         <source>(folded: {0}; click a group to open it)</source>
         <translation>（已折叠：{0}；点击分组可展开）</translation>
+    </message>
+</context>
+<context>
+    <name>GraphView</name>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/graph_view.py" line="1192"/>
+        <source>{0} of {1} boxes are outside the view: drag to see them, or zoom out (−)</source>
+        <extracomment>node kinds drawn: the core&apos;s kinds plus &quot;const&quot; (a cut-off constant drawn apart) a test hook: while a list, every text painted is appended (GraphView.drawn_texts) what is outside the view, when a fit could not show everything readably</extracomment>
+        <translation>{1} 个框中有 {0} 个在视图之外：拖动查看，或缩小（−）</translation>
     </message>
 </context>
 <context>
@@ -1676,12 +1686,12 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="88"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="89"/>
         <source>Tensor Explorer did not close cleanly last time. Restore the values and history it had?</source>
         <translation>Tensor Explorer 上次没有正常关闭。要恢复当时的值和历史吗？</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/app.py" line="107"/>
+        <location filename="../../src/tensor_explorer/qt/app.py" line="108"/>
         <location filename="../../src/tensor_explorer/qt/window_files.py" line="179"/>
         <location filename="../../src/tensor_explorer/qt/window_files.py" line="309"/>
         <source>Could not open {0}</source>

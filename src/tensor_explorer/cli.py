@@ -6,7 +6,8 @@
     tensor-explorer inspect PATH... [--json]
     tensor-explorer lessons [--json]
     tensor-explorer check LESSON... [--trust]
-    tensor-explorer screenshot SOURCE --out FILE.png|FILE.svg [--trust] [options]
+    tensor-explorer screenshot SOURCE --out FILE.png|FILE.svg [--trust] [--backward [N]]
+        [--fit] [--expand all|KEY] [--select-edge SRC,DST] [options]
     tensor-explorer info [--json]          versions, CUDA, Qt platform, fonts, folders
     tensor-explorer run [--stop-on-nan] SCRIPT [ARGS...] [--stop-on-nan]
                                            your own script as full Python; at an uncaught
@@ -179,7 +180,9 @@ def cmd_screenshot(ns: argparse.Namespace) -> int:
         return screenshot_main(ns.source, ns.out, panel=ns.panel, step=ns.step,
                                select=ns.select, size=ns.size, scale=ns.scale,
                                theme_name=ns.theme, lang=ns.lang, all_steps=ns.all_steps,
-                               presentation=ns.presentation, trust=ns.trust)
+                               presentation=ns.presentation, trust=ns.trust,
+                               backward=ns.backward, fit=ns.fit, expand=ns.expand,
+                               select_edge=ns.select_edge)
     except (LoadError, ValueError, OSError) as exc:
         _error(str(exc))
         return 1
@@ -309,6 +312,16 @@ def _parser(sub: str) -> argparse.ArgumentParser:
         p.add_argument("--trust", action="store_true",
                        help="run a program or lesson file as full Python (as the window's "
                             "Trust button); without it, it runs restricted unless trusted")
+        p.add_argument("--backward", type=int, nargs="?", const=1, default=None, metavar="N",
+                       help="press the graph pane's Backward N times (default 1) before the "
+                            "picture, so every edge shows its gradient")
+        p.add_argument("--fit", action="store_true",
+                       help="press the graph pane's Fit before the picture")
+        p.add_argument("--expand", metavar="all|KEY",
+                       help="open the graph's folded groups: all of them, or one by its key "
+                            "or title")
+        p.add_argument("--select-edge", metavar="SRC,DST",
+                       help="click the graph's edge SRC,DST (node ids): its details")
     return p
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -244,6 +245,73 @@ def _screenshot_widget(win: MainWindow, panel: str, wh: tuple[int, int] | None
     return widget, wh
 
 
+def _drive_graph(win: MainWindow, backward: int | None, fit: bool, expand: str | None,
+                 select_edge: str | None) -> None:
+    """Do in the graph pane what ``screenshot --expand/--backward/--select-edge/--fit`` ask,
+    in that order, each finished before the next (as the pane's buttons do)."""
+    if backward is None and not fit and expand is None and select_edge is None:
+        return
+    from ..core.graph_layout import CollapsedGraph
+    from .graph_panel import GraphPanel
+    from .screenshot import settle
+
+    panel = win.panels["graph"]
+    assert isinstance(panel, GraphPanel)
+
+    def done() -> None:
+        settle()
+        deadline = time.monotonic() + 120.0
+        while panel.busy and time.monotonic() < deadline:
+            settle()
+
+    done()
+    if panel.graph is None:
+        raise ValueError("the graph pane shows no graph (nothing has a grad_fn)")
+    if expand is not None:
+        for _ in range(50):  # groups open into groups
+            shown = panel.shown
+            if not isinstance(shown, CollapsedGraph) or not shown.groups:
+                break
+            keys = _group_keys(shown, expand)
+            if not keys:
+                if expand != "all":
+                    raise ValueError(f"--expand {expand}: no folded group has that key or "
+                                     f"title")
+                break
+            for key in keys:
+                panel.node_clicked(key)
+                done()
+            if expand != "all":
+                break
+    if backward is not None:
+        if backward < 1:
+            raise ValueError(f"--backward {backward}: must be at least 1")
+        panel.backward(backward)
+        done()
+    if select_edge is not None:
+        try:
+            src, dst = (int(v) for v in select_edge.split(","))
+        except ValueError:
+            raise ValueError(f"--select-edge {select_edge}: write SRC,DST (node ids)") from None
+        panel.edge_clicked((src, dst))
+        done()
+    if fit:
+        panel.view.fit(whole=True)
+        done()
+
+
+def _group_keys(shown: Any, expand: str) -> list[int]:
+    """The folded groups ``--expand`` names: every one ("all"), or one by key or title."""
+    keys = list(shown.groups)
+    if expand == "all":
+        return keys
+    if expand.lstrip("-").isdigit():
+        return [int(expand)] if int(expand) in keys else []
+    titles = {k: (i.title if getattr(i, "title", None) else "") for k, i in shown.info.items()}
+    return [k for k in keys if titles.get(k) == expand
+            or titles.get(k, "").split(" · ")[0] == expand][:1]
+
+
 def _render_all_steps(lesson: Lesson, ws: Workspace, lesson_panel: LessonPanel,
                       widget: QtWidgets.QWidget, all_steps: str, out: str | None,
                       wh: tuple[int, int], scale: float, select: str | None
@@ -277,7 +345,8 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
                     select: str | None = None, size: str | None = None, scale: float = 1.0,
                     theme_name: str = "light", lang: str = "en",
                     all_steps: str | None = None, presentation: bool = False,
-                    trust: bool = False) -> int:
+                    trust: bool = False, backward: int | None = None, fit: bool = False,
+                    expand: str | None = None, select_edge: str | None = None) -> int:
     """``tensor-explorer screenshot``: render one panel (or the window) to PNG/SVG, headless.
 
     A lesson SOURCE (file or shipped name) runs steps 1..``step`` (default 1) and shows that
@@ -285,6 +354,9 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     writes every step as DIR/<lesson>-<lang>-NN.png (.svg when ``out`` ends in .svg).
     Returns 1 (after writing) if a step's expectations did not hold. A program or lesson file
     runs as in the window: restricted unless trusted (shipped, remembered, or ``trust``).
+    The graph pane is then driven as a person would (:func:`_drive_graph`): ``expand``
+    ("all" or a group's key or title), Backward ``backward`` times, ``select_edge``
+    ("SRC,DST"), Fit (``fit``).
     """
     if QtWidgets.QApplication.instance() is None:
         _prepare_offscreen()
@@ -320,6 +392,7 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
                 lesson_panel.present(result.step.number, result)
                 failed += [] if result.ok else [result]
             _select_value(ws, select)
+            _drive_graph(win, backward, fit, expand, select_edge)
             assert out is not None
             render_to_file(widget, out, wh, scale)
     finally:

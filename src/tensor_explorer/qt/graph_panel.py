@@ -338,6 +338,7 @@ class GraphPanel(QtWidgets.QWidget):
         groups, selection, backward record, history, device re-run and message are kept;
         nothing is recomputed but texts."""
         self._set_texts()
+        self.view.retranslate()
         self.history_view.retranslate()
         self.jobs.retranslate()
         self._update_title()

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..core.graph_drawing import LABEL_GROW as LABEL_GROW
 from ..core.graph_drawing import Drawing as Drawing
 from ..core.graph_drawing import DrawNode as DrawNode
 from ..core.graph_drawing import NodeText as NodeText
@@ -54,7 +55,6 @@ TEXT_LOD = 0.45  # below this, boxes are plain rectangles
 EDGE_LABEL_LOD = 0.6  # below this (or with too many edges in view), no arrowheads nor labels
 MAX_LABELLED_EDGES = 400
 MAX_GROW = 2.0  # a box showing less than all its lines draws them up to this x larger
-LABEL_GROW = 1.25  # an edge label showing its shape alone draws it this x larger
 FIT_MARGIN = 0.96  # enlarged text is fitted to this share of the box (hinting, kerning)
 SMALL_TEXT = 0.9  # the smallest text of a drawing (node bodies, edge labels) x the base size
 LAYER_ABOVE = 1500  # bigger drawings paint their nodes from one NodeLayer, not one item each
@@ -383,6 +383,27 @@ class GraphStyle:
             h = fm.height() * len(lines) + 2 * self.scale
             out = _room(self._labels)[key] = ("\n".join(lines), w, h)
         return out
+
+    def label_place(self, label: str) -> tuple[float, float]:
+        """The room an edge label needs (what the layout places): all its lines, or its shape
+        alone ``LABEL_GROW`` x larger, whichever is bigger."""
+        _, w1, h1 = self.label_box(label, True)
+        _, w2, h2 = self.label_box(label, False)
+        return max(w1, w2), max(h1, h2)
+
+    def titles_zoom(self, drawing: Drawing) -> float:
+        """The least zoom at which every box of ``drawing`` shows its title and every edge
+        label its shape at least at the minimum text size: what Fit never goes below."""
+        m = self.min_pt()
+        z = m / self.shape_label_font().pointSizeF() if drawing.edge_keys else 0.0
+        seen: set[tuple[str, tuple[str, ...], float, float]] = set()
+        for n in drawing.nodes:
+            key = (n.text.title, tuple(n.text.lines), n.w, n.h)
+            if key in seen:
+                continue
+            seen.add(key)
+            z = max(z, m / max(self.node_fit(n.text, n.w, n.h).title_pt, 1e-6))
+        return z * (1.0 + 1e-6)
 
     def shape_label_font(self) -> QtGui.QFont:
         """The font of an edge label reduced to its shape (``LABEL_GROW`` x larger)."""
@@ -768,9 +789,21 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
     def boundingRect(self) -> QtCore.QRectF:
         return self._rect
 
+    def labels_in(self, rect: QtCore.QRectF) -> np.ndarray:
+        """Indices of the edges whose placed label meets ``rect``."""
+        r = self.drawing.label_rects
+        if r is None or not len(r):
+            return np.zeros(0, dtype=np.int64)
+        with np.errstate(invalid="ignore"):
+            mask = ((r[:, 0] + r[:, 2] >= rect.left()) & (r[:, 0] <= rect.right())
+                    & (r[:, 1] + r[:, 3] >= rect.top()) & (r[:, 1] <= rect.bottom()))
+        return np.flatnonzero(mask)
+
     def set_labels(self, labels: Sequence[str], kinds: np.ndarray) -> None:
+        """New label texts (placed again, with the style's font sizes) and edge kinds."""
         changed = not np.array_equal(kinds, self.kinds)
         self.labels = list(labels)
+        self.drawing.place_labels(self.labels, self.style.label_place)
         self.kinds = kinds
         if changed:
             self._lines()
@@ -807,10 +840,8 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
         # arrowheads and labels of the edges that end (or are labelled) in view
         pts = self.drawing.points
         tips = pts[self.tip_i] if len(self.tip_i) else np.zeros((0, 2))
-        lp = self.label_points
         arrows = np.flatnonzero(_inside(tips, rect)) if len(tips) else np.zeros(0, dtype=np.int64)
-        labelled = (np.flatnonzero(_inside(lp, rect)) if len(lp)
-                    else np.zeros(0, dtype=np.int64))
+        labelled = self.labels_in(rect)
         if max(arrows.size, labelled.size) > MAX_LABELLED_EDGES:
             return
         self._paint_arrows(painter, arrows)
@@ -858,24 +889,33 @@ class EdgeLayer(QtWidgets.QGraphicsItem):
             ])
 
     def _paint_labels(self, painter: QtGui.QPainter, labelled: np.ndarray, full: bool) -> None:
-        """The labels of the edges in ``labelled`` on their boxes: every line while readable
-        (``full``), else the shape alone (larger)."""
+        """The labels of the edges in ``labelled`` where the layout placed them: every line
+        while readable (``full``), else the shape alone (larger); and the ``+N`` badges."""
         st = self.style
-        lp = self.label_points
+        rects = self.drawing.label_rects
         painter.setFont(st.label_font if full else st.shape_label_font())
         for i in labelled.tolist():
             label = self.labels[i]
-            if not label:
+            if not label or rects is None:
                 continue
-            shown, w, h = st.label_box(label, full)
-            cx, cy = lp[i]
-            box = QtCore.QRectF(cx - w / 2, cy - h / 2, w, h)
-            painter.setPen(QtCore.Qt.PenStyle.NoPen)
-            painter.setBrush(st.label_bg)
-            painter.drawRoundedRect(box, 3, 3)
             kind = int(self.kinds[i])
-            painter.setPen(st.edge_pens[kind].color() if kind == 1 else st.muted)
-            _draw_text(painter, box, shown, st, "label")
+            self._paint_label(painter, label, rects[i].tolist(), full,
+                              st.edge_pens[kind].color() if kind == 1 else st.muted)
+        for _, text, rect in self.drawing.badges:
+            self._paint_label(painter, text, list(rect), full, st.muted)
+
+    def _paint_label(self, painter: QtGui.QPainter, label: str, rect: list[float], full: bool,
+                     colour: QtGui.QColor) -> None:
+        st = self.style
+        shown, w, h = st.label_box(label, full)
+        x, y, rw, rh = rect
+        w, h = min(w, rw), min(h, rh)
+        box = QtCore.QRectF(x + (rw - w) / 2, y + (rh - h) / 2, w, h)
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        painter.setBrush(st.label_bg)
+        painter.drawRoundedRect(box, 3, 3)
+        painter.setPen(colour)
+        _draw_text(painter, box, shown, st, "label")
 
 
 def _inside(xy: np.ndarray, rect: QtCore.QRectF) -> np.ndarray:
@@ -923,6 +963,13 @@ class GraphView(QtWidgets.QGraphicsView):
         self._press: QtCore.QPoint | None = None
         self._selected: Any = None
         self.style_ = self.make_style()
+        #: what is outside the view, when a fit could not show everything readably
+        self.outside_note = QtWidgets.QLabel(self)
+        self.outside_note.setObjectName("GraphOutsideNote")
+        self.outside_note.setWordWrap(True)
+        self.outside_note.setAttribute(
+            QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.outside_note.hide()
         self._apply_background()
 
     # -- style -------------------------------------------------------------------------------
@@ -959,7 +1006,11 @@ class GraphView(QtWidgets.QGraphicsView):
         return drawn
 
     def _apply_background(self) -> None:
-        self.setBackgroundBrush(QtGui.QBrush(QtGui.QColor(self.style_.colors.background)))
+        c = self.style_.colors
+        self.setBackgroundBrush(QtGui.QBrush(QtGui.QColor(c.background)))
+        self.outside_note.setStyleSheet(
+            f"QLabel#GraphOutsideNote {{ color: {c.text}; background: {c.label_bg}; "
+            f"border: 1px solid {c.muted}; border-radius: 3px; padding: 2px 6px; }}")
 
     # -- content -----------------------------------------------------------------------------
 
@@ -970,6 +1021,7 @@ class GraphView(QtWidgets.QGraphicsView):
         self.edge_layer = None
         self.node_layer = None
         self.drawing = None
+        self.outside_note.hide()
 
     def show_drawing(self, drawing: Drawing, *, keep_view: bool = False) -> None:
         """Replace the scene's content. ``keep_view``: keep zoom and centre (a re-draw of the
@@ -1054,41 +1106,120 @@ class GraphView(QtWidgets.QGraphicsView):
             self.scale(target / s, target / s)
         if user:
             self.auto_fit = False
+        self._update_outside()
         self.zoomed.emit(self.current_scale())
 
     def fit(self, *, whole: bool = True) -> None:
-        """Show the whole graph (never magnified beyond ``MAX_FIT_SCALE``); resizing keeps
-        fitting until the user zooms or pans.
-
-        ``whole=False`` (a graph just shown): when the whole graph would draw its text below
-        the window's minimum size (a deep network, a projector), start instead at the least
-        readable zoom on the root, at the bottom of the view, where backward starts; the Fit
-        button (``0``) still shows everything.
-        """
+        """Show as much of the graph as can be read: the whole graph (never magnified beyond
+        ``MAX_FIT_SCALE``) when every box's title and every edge label fits the window's
+        minimum text size (:meth:`GraphStyle.titles_zoom`); else, at that least readable
+        zoom, the root and every named leaf when they fit, else the root at the bottom of the
+        view, where backward starts, with as much above it as fits (Fit, ``whole``: at that
+        least zoom; a graph just shown: every line readable). A line over the view says how
+        many boxes are outside (:meth:`outside_text`). Resizing keeps fitting until the user
+        zooms or pans."""
         rect = self.sceneRect() if self._content.isEmpty() else self._content
-        if rect.isEmpty():
+        if rect.isEmpty() or self.drawing is None:
             return
         pad = 6.0 * self.style_.scale
         rect = rect.adjusted(-pad, -pad, pad, pad)
         self.resetTransform()
         self.fitInView(rect, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
         s = self.current_scale()
-        root = self.nodes_by_key.get(0)
+        floor = self.style_.titles_zoom(self.drawing)
         if s > MAX_FIT_SCALE:
-            self.resetTransform()
-            self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
-            self.centerOn(rect.center())
-        elif not whole and root is not None and s < self.style_.readable_zoom():
-            start = self.style_.readable_zoom()
-            self.resetTransform()
-            self.scale(start, start)
-            half = self.viewport().height() / 2 / start
-            # the bottom of the drawing (the root's row) at the bottom of the view: as much
-            # of the graph above it as fits
-            self.centerOn(root.x, max(rect.bottom(), root.y + root.h / 2 + pad) - half)
+            self._zoom_on(MAX_FIT_SCALE, rect.center())
+        elif s < floor:
+            self._fit_part(rect, floor, pad, whole)
         self._fit_whole = whole
         self.auto_fit = True
+        self._update_outside()
         self.zoomed.emit(self.current_scale())
+
+    def _fit_part(self, rect: QtCore.QRectF, floor: float, pad: float, whole: bool) -> None:
+        """The root and the named leaves when they fit at zoom ``floor`` (as large as they
+        fit, up to every line readable); else the root at the bottom, at ``floor`` for Fit
+        (``whole``: the largest readable part), every line readable for a first view
+        (``rect``: the whole drawing)."""
+        full = max(floor, self.style_.readable_zoom())
+        vw = self.viewport().width() / floor
+        vh = self.viewport().height() / floor
+        root = self.nodes_by_key.get(0)
+        if root is None:
+            self._zoom_on(floor, rect.center())
+            return
+        part = QtCore.QRectF(root.x - root.w / 2, root.y - root.h / 2, root.w, root.h)
+        for n in self.nodes_by_key.values():
+            if n.text.kind == "leaf" and n.text.title != "AccumulateGrad":
+                part = part.united(QtCore.QRectF(n.x - n.w / 2, n.y - n.h / 2, n.w, n.h))
+        part = part.adjusted(-pad, -pad, pad, pad)
+        if part.width() <= vw and part.height() <= vh:
+            zoom = max(floor, min(full, self.viewport().width() / part.width(),
+                                  self.viewport().height() / part.height()))
+            vw = self.viewport().width() / zoom
+            vh = self.viewport().height() / zoom
+            c = part.center()
+            # as much of the drawing as the view holds, the part in it
+            cx = min(max(c.x(), rect.left() + vw / 2), rect.right() - vw / 2)
+            cy = min(max(c.y(), rect.top() + vh / 2), rect.bottom() - vh / 2)
+            if rect.width() < vw:
+                cx = rect.center().x()
+            cx = min(max(cx, part.right() - vw / 2), part.left() + vw / 2)
+            cy = min(max(cy, part.bottom() - vh / 2), part.top() + vh / 2)
+            self._zoom_on(zoom, QtCore.QPointF(cx, cy))
+            return
+        # the root's row at the bottom, as much above it as fits
+        zoom = floor if whole else full
+        vh = self.viewport().height() / zoom
+        bottom = max(rect.bottom(), root.y + root.h / 2 + pad)
+        self._zoom_on(zoom, QtCore.QPointF(root.x, bottom - vh / 2))
+
+    def _zoom_on(self, zoom: float, centre: QtCore.QPointF) -> None:
+        self.resetTransform()
+        self.scale(zoom, zoom)
+        self.centerOn(centre)
+
+    def visible_scene_rect(self) -> QtCore.QRectF:
+        """The part of the scene the viewport shows."""
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def outside(self) -> tuple[int, int]:
+        """How many boxes are (partly) outside the view, and how many there are."""
+        if not self.nodes_by_key:
+            return 0, 0
+        r = self.visible_scene_rect()
+        out = sum(1 for n in self.nodes_by_key.values()
+                  if n.x - n.w / 2 < r.left() - 0.5 or n.x + n.w / 2 > r.right() + 0.5
+                  or n.y - n.h / 2 < r.top() - 0.5 or n.y + n.h / 2 > r.bottom() + 0.5)
+        return out, len(self.nodes_by_key)
+
+    def outside_text(self) -> str:
+        """The line over the view when boxes are outside it (empty when all are in view)."""
+        out, total = self.outside()
+        if not out:
+            return ""
+        return self.tr("{0} of {1} boxes are outside the view: drag to see them, or "
+                       "zoom out (−)").format(out, total)
+
+    def _update_outside(self) -> None:
+        text = self.outside_text() if self.drawing is not None else ""
+        self.outside_note.setText(text)
+        self.outside_note.setVisible(bool(text))
+        self._place_note()
+
+    def _place_note(self) -> None:
+        note = self.outside_note
+        if not note.isVisible():
+            return
+        vp = self.viewport().geometry()
+        note.setMaximumWidth(max(vp.width() - 8, 40))
+        note.adjustSize()
+        note.move(vp.left() + 4, vp.bottom() - note.height() - 3)
+        note.raise_()
+
+    def retranslate(self) -> None:
+        """Say the line over the view in the language just installed."""
+        self._update_outside()
 
     def wheelEvent(self, e: QtGui.QWheelEvent) -> None:
         steps = e.angleDelta().y() / 120.0
@@ -1111,6 +1242,8 @@ class GraphView(QtWidgets.QGraphicsView):
         super().resizeEvent(e)
         if self.auto_fit and self.drawing is not None:
             self.fit(whole=self._fit_whole)
+        else:
+            self._update_outside()
 
     # -- clicks ------------------------------------------------------------------------------
 
@@ -1126,6 +1259,7 @@ class GraphView(QtWidgets.QGraphicsView):
         pos = e.position().toPoint()
         if (pos - press).manhattanLength() > 4:
             self.auto_fit = False  # the user panned
+            self._update_outside()
             return
         self.click_at(pos)
 
@@ -1152,6 +1286,11 @@ class GraphView(QtWidgets.QGraphicsView):
         d = self.drawing
         if d is None or not len(d.segments):
             return None
+        r = d.label_rects
+        if r is not None and len(r) and self.edge_layer is not None:
+            hit = self.edge_layer.labels_in(QtCore.QRectF(p, p))
+            if hit.size:
+                return d.edge_keys[int(hit[0])]
         s = d.segments
         ax, ay, bx, by = s[:, 0], s[:, 1], s[:, 2], s[:, 3]
         dx, dy = bx - ax, by - ay
