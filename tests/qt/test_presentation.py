@@ -280,3 +280,28 @@ def test_the_values_choosers_shrink_back_after_presentation_mode(qtbot: QtBot,
     win.set_presentation(False)
     settle_layouts()
     assert [b.size() for b in boxes] == small
+
+
+def test_the_code_bar_on_the_stage_shows_the_latest_output(qtbot: QtBot, make_window) -> None:
+    """#27 point 2: F5's code stage opened scrolled to old output, not the latest."""
+    from tests.qt.window_run import run
+
+    win = make_window()
+    win.resize(1280, 800)
+    win.show()
+    for i in range(40):
+        run(qtbot, win, f"v{i} = torch.full((3,), {i}.0)\nprint('line', {i})")
+    output = win.panels["console"].output
+    bar = output.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+    win.set_presentation(True)
+    win.show_panel("console")
+    qtbot.waitUntil(lambda: win.stage.current == "console", timeout=TIMEOUT)
+    QtWidgets.QApplication.processEvents()
+    assert bar.value() == bar.maximum() and "line 39" in output.toPlainText()
+    last = output.cursorRect(output.textCursor())
+    assert output.viewport().rect().contains(last.center())
+    bar.setValue(0)  # a person scrolled up to read: it stays there when the size changes
+    win.set_presentation(False)
+    QtWidgets.QApplication.processEvents()
+    assert bar.value() == 0

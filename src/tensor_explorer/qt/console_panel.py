@@ -49,6 +49,12 @@ class ConsolePanel(QtWidgets.QWidget):
         self.output = QtWidgets.QTextEdit()
         self.output.setReadOnly(True)
         theme.use_mono_font(self.output)
+        # the output follows its end while it is at its end, also when its size changes (the
+        # presentation stage opened it scrolled to old output); scrolled up, it stays put
+        self._at_end = True
+        scroll = self.output.verticalScrollBar()
+        scroll.valueChanged.connect(self._output_scrolled)
+        scroll.rangeChanged.connect(self._output_resized)
         #: the theme the output's coloured text was written in (recoloured on a switch)
         self._output_theme = theme.current()
         theme.state().changed.connect(self._recolor_output)
@@ -146,6 +152,13 @@ class ConsolePanel(QtWidgets.QWidget):
         self.stop_button.setEnabled(busy)
 
     # -- output --------------------------------------------------------------------------------
+
+    def _output_scrolled(self, value: int) -> None:
+        self._at_end = value >= self.output.verticalScrollBar().maximum() - 2
+
+    def _output_resized(self, _low: int, high: int) -> None:
+        if self._at_end:
+            self.output.verticalScrollBar().setValue(high)
 
     #: the theme roles the output writes in colour
     _OUTPUT_ROLES = ("muted", "accent", "ok", "error", "warning", "info")
