@@ -382,6 +382,8 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     widget.show()
     if lesson is not None and panel == "window":
         win.use_lesson_layout()
+    if presentation and panel == "window":  # the F5 layout, as the live window draws it
+        win.set_presentation(True)
     failed: list[StepResult] = []
     try:
         if lesson is not None and all_steps is not None:

@@ -140,7 +140,10 @@ def _lazy_factory(module: str, cls: str, *args: Any) -> Callable[[], QtWidgets.Q
 
 
 class MainWindow(QtWidgets.QMainWindow):
-    """Tensor Explorer's window. ``settings=None`` remembers nothing (screenshots, tests)."""
+    """Tensor Explorer's window. ``settings=None`` remembers nothing (screenshots, tests).
+
+    ``recovered``: ``workspace`` was restored from the recovery file after a crash: it is work
+    of the user's own that no session holds, so replacing it asks first (nothing lost)."""
 
     #: set by the app after the window is made (absent in screenshots and tests)
     autosaver: Autosaver
@@ -149,7 +152,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def __init__(self, workspace: Workspace | None = None, *,
                  settings: QtCore.QSettings | None = None,
-                 explored: bool = False) -> None:
+                 explored: bool = False, recovered: bool = False) -> None:
         super().__init__()
         self.setObjectName("MainWindow")
         self.workspace = workspace if workspace is not None else Workspace(time_limit=None)
@@ -183,6 +186,8 @@ class MainWindow(QtWidgets.QMainWindow):
         #: undo/redo of the workspace's changes, and whether there is unsaved work
         self.undo = UndoController(self.bridge, self._lesson_stepping,
                                    lambda text: self.statusBar().showMessage(text, 8000), self)
+        if recovered:
+            self.undo.work.touched_by_user()
         #: ask before unsaved work would be lost (the real app; not screenshots, tests, nor
         #: runs that must not wait on a person: TENSOR_EXPLORER_NO_DIALOGS)
         self.ask_before_losing_work = settings is not None and not os.environ.get(
