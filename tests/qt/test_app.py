@@ -232,3 +232,29 @@ def test_a_damaged_recovery_file_is_reported_in_the_saved_language(tmp_path: Pat
     assert len(warned) == 1 and "recovery.txs" in warned[0], r.stdout
     assert "不是有效的会话文件" in warned[0] and "not a valid" not in warned[0], warned
     assert not recovery.exists()  # not restored: discarded, so the next start is clean
+
+
+def test_screenshot_presentation_draws_the_f5_layout(qtbot, tmp_path: Path,
+                                                     monkeypatch) -> None:
+    """#27 point 3: `screenshot --presentation --panel window` scaled the normal docks by 1.6
+    ("重来" cut off, a horizontal scrollbar in the lesson) instead of drawing what F5 shows:
+    the lesson and the step's panel on the stage."""
+    from tensor_explorer.qt import screenshot as shot
+    from tensor_explorer.qt import theme
+
+    seen: dict[str, object] = {}
+
+    def capture(widget, out, wh, scale) -> None:  # what would be drawn, as the window has it
+        stage = widget.stage
+        seen["active"] = stage.active
+        seen["in_view"] = {n for n, d in widget.docks.items() if d.isVisible()}
+        seen["scale"] = theme.state().scale
+
+    monkeypatch.setattr(shot, "render_to_file", capture)
+    try:
+        assert screenshot_main("welcome", str(tmp_path / "f5.png"), panel="window",
+                               step=2, presentation=True, lang="zh") == 0
+    finally:
+        theme.state().apply("light", scale=1.0)
+    assert seen["active"] is True and seen["scale"] == theme.PRESENTATION_SCALE
+    assert seen["in_view"] == {"lesson", "values"}  # step 2 is about the values
