@@ -9,6 +9,7 @@ Also the small deterministic reproducers of what the machine found.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -19,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core.workspace import Workspace
 from tensor_explorer.qt.autosave import Autosaver, pending_recovery, restore
-from tests.qt.nothing_lost import CANCEL, Answerer, NothingLost, make_window, pump
+from tests.qt.nothing_lost import CANCEL, DISCARD, Answerer, NothingLost, make_window, pump
 from tests.qt.window_run import run
 
 #: CI size: about a minute on 2 shared cores (the bench runs it longer)
@@ -31,6 +32,39 @@ CI_SETTINGS = settings(max_examples=6, stateful_step_count=12, deadline=None, de
 
 def test_nothing_lost_machine(qapp: QtWidgets.QApplication) -> None:
     run_state_machine_as_test(NothingLost, settings=CI_SETTINGS)
+
+
+def test_every_rule_in_one_sequence(qapp: QtWidgets.QApplication) -> None:
+    """One fixed walk through every rule (each invariant checked after each), so that CI
+    covers the features together whatever the random examples draw."""
+    m = NothingLost()
+    steps: list[Callable[[], None]] = [
+        lambda: m.make(pick=160), lambda: m.view(pick=5), lambda: m.view(pick=20),
+        lambda: m.write(pick=7), lambda: m.write(pick=8), lambda: m.make(pick=2),
+        lambda: m.write(pick=4), lambda: m.view(pick=29),
+        lambda: m.network(kind="class"), lambda: m.network(kind="net"),
+        lambda: m.network(kind="step"), m.save, lambda: m.rename(pick=1, new="u4"),
+        lambda: m.delete(pick=0), m.undo, m.undo, m.redo, m.undo_all,
+        lambda: m.language(lang="zh"), m.presentation,
+        lambda: m.open_session(pick=0, answer=CANCEL),
+        lambda: m.open_session(pick=0, answer=DISCARD), m.crash,
+        lambda: m.open_lesson(lesson="welcome", answer=CANCEL),
+        lambda: m.open_lesson(lesson="welcome", answer=DISCARD), m.lesson_next,
+        lambda: m.make(pick=1), m.lesson_next,
+        lambda: m.lesson_back(how="previous", answer=CANCEL),
+        lambda: m.lesson_back(how="reset", answer=CANCEL),
+        lambda: m.lesson_back(how="first", answer=DISCARD), m.undo, m.undo, m.redo, m.theme,
+        lambda: m.quit_and_reopen(answer=CANCEL), lambda: m.quit_and_reopen(answer=DISCARD),
+        lambda: m.delete_statement(pick=3), m.crash, lambda: m.language(lang="en"),
+        m.presentation, m.theme,
+    ]
+    try:
+        for step in steps:
+            step()
+            m.no_program_left_running()
+        assert len(m.log) >= 35, m.log  # (each rule acted)
+    finally:
+        m.teardown()
 
 
 def test_a_recovered_workspace_is_asked_about_before_a_lesson_replaces_it(
