@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 from pytestqt.qtbot import QtBot
 
 from tensor_explorer.core import trust
@@ -108,3 +108,28 @@ def test_a_lesson_file_runs_restricted_until_trusted(qtbot: QtBot, make_window,
     with qtbot.waitSignal(panel.step_shown, timeout=TIMEOUT):
         win.open_lesson("welcome")
     assert not panel.trust_bar.isVisible()
+
+
+def test_the_trust_bar_leaves_the_code_input_in_view(qtbot: QtBot, make_window,
+                                                      tmp_path: Path) -> None:
+    """#27 point 4: the trust bar of a .py squeezed the code input out of view (window as
+    restored on restart, 1278x774): the code bar's dock makes room, the editor keeps two
+    lines, nothing scrolls."""
+    program = tmp_path / "prog.py"
+    program.write_text("import os\nx = 1\n")
+    win = make_window(Workspace())
+    win.resize(1278, 774)
+    win.show()
+    qtbot.waitExposed(win)
+    console = win.panels["console"]
+    _run(qtbot, win, lambda: win.open_paths([str(program)]))
+    qtbot.waitUntil(console.trust_bar.isVisible)
+    qtbot.wait(50)
+    dock = win.docks["console"]
+    editor = console.editor
+    top_left = editor.mapTo(dock, QtCore.QPoint(0, 0))
+    assert top_left.y() >= 0 and top_left.y() + editor.height() <= dock.height()
+    assert editor.height() >= 2 * editor.fontMetrics().lineSpacing()
+    frame = dock.widget()
+    assert isinstance(frame, QtWidgets.QScrollArea)
+    assert not frame.verticalScrollBar().isVisible()

@@ -58,6 +58,7 @@ class ConsolePanel(QtWidgets.QWidget):
         #: the theme the output's coloured text was written in (recoloured on a switch)
         self._output_theme = theme.current()
         theme.state().changed.connect(self._recolor_output)
+        theme.state().changed.connect(self._fit_heights)
         #: follows the workspace the console shows: completion offers its names
         self.editor = CodeEditor(completions=Completions(lambda: self.bridge.workspace))
         self.editor.submitted.connect(self.run_editor)
@@ -85,7 +86,7 @@ class ConsolePanel(QtWidgets.QWidget):
         bar.addWidget(self.device)
         bar.addStretch(1)
         bar.addWidget(self.clear_button)
-        self.editor.setMinimumHeight(48)
+        self._fit_heights()
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(self.output)
         editor_box = QtWidgets.QWidget()
@@ -152,6 +153,14 @@ class ConsolePanel(QtWidgets.QWidget):
         self.stop_button.setEnabled(busy)
 
     # -- output --------------------------------------------------------------------------------
+
+    def _fit_heights(self) -> None:
+        """The editor keeps room for two lines at any text size, and the output may give up
+        all but two: with the trust bar shown in a short dock, the output yields, not the
+        editor (it was squeezed out of view at 1278×774)."""
+        for widget, lines in ((self.editor, 2), (self.output, 2)):
+            frame = 2 * widget.frameWidth() + 8
+            widget.setMinimumHeight(lines * widget.fontMetrics().lineSpacing() + frame)
 
     def _output_scrolled(self, value: int) -> None:
         self._at_end = value >= self.output.verticalScrollBar().maximum() - 2

@@ -201,6 +201,8 @@ class MainWindow(QtWidgets.QMainWindow):
         console = self.panels["console"]
         assert isinstance(console, ConsolePanel)
         console.trust_bar.trusted.connect(self.files.trust_program)
+        console.trust_bar.asked.connect(  # once the bar is laid out
+            lambda: QtCore.QTimer.singleShot(0, self, self._room_for_console))
         theme.state().changed.connect(self._steady_bars)
         self._steady_bars()
         self.bridge.selected.connect(self._update_status)
@@ -419,6 +421,31 @@ class MainWindow(QtWidgets.QMainWindow):
     @QtCore.Slot()
     def _steady_bars(self) -> None:
         self.dock_layout.steady_bars()
+
+    @QtCore.Slot()
+    def _room_for_console(self) -> None:
+        """The trust bar appeared above the code bar: make its dock tall enough that the
+        editor stays in view (at 1278×774 it was squeezed below the dock's edge)."""
+        dock, panel = self.docks["console"], self.panels["console"]
+        frame = dock.widget()
+        inner = frame.viewport() if isinstance(frame, QtWidgets.QScrollArea) else frame
+        if inner is None or dock.isFloating() or not dock.isVisible():
+            return
+        need = panel.minimumSizeHint().height() + (dock.height() - inner.height())
+        short = need - dock.height()
+
+        if short <= 0:
+            return
+        # (Qt resizes a dock only against another: the tallest dock above or below it gives)
+        geo = dock.geometry()
+        peers = [d for d in self.docks.values() if d is not dock and d.isVisible()
+                 and not d.isFloating() and d.geometry().top() >= 0  # (not behind a tab)
+                 and d.geometry().left() < geo.right() and geo.left() < d.geometry().right()
+                 and d.geometry().top() != geo.top()]
+        if peers:
+            giver = max(peers, key=lambda d: d.height())
+            self.resizeDocks([giver, dock], [giver.height() - short, need],
+                             QtCore.Qt.Orientation.Vertical)
 
     def _left_panel(self) -> str:
         """The panel presentation mode keeps on the left: the lesson when one is open."""

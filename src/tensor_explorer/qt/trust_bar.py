@@ -13,6 +13,7 @@ class TrustBar(QtWidgets.QFrame):
     """"This … runs restricted" and a Trust button; hidden until :meth:`ask`."""
 
     trusted = QtCore.Signal()
+    asked = QtCore.Signal()  # the bar was just shown (the window may make room for it)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,6 +38,7 @@ class TrustBar(QtWidgets.QFrame):
         self._what = what
         self.retranslate()
         self.show()
+        self.asked.emit()
 
     def dismiss(self) -> None:
         self._what = None
