@@ -282,3 +282,32 @@ def test_between_the_preview_and_exact_elements_the_view_gets_a_finer_level(
     # zoomed out to the whole plane again: the finer level goes
     _zoom(panel, 0, 4096, 0, 4096)
     qtbot.waitUntil(lambda: panel.heatmap.mid is None, timeout=5000)
+
+
+def test_nans_in_an_overview_are_seen_as_markers_of_a_few_pixels(
+        panel: ValuesPanel, qtbot: QtBot, big_file: tuple[Path, list[tuple[int, int]]]) -> None:
+    """#27 point 8: a 4096² array with a few NaNs said "N NaN in all", but each NaN cell was
+    1–2 px: a handful of NaN-coloured pixels in the whole heatmap, none visible to the eye.
+    Now each block holding a NaN gets a marker of a few pixels, at any zoom."""
+    from tensor_explorer.qt.values_heatmap import MARK_PX
+
+    path, nans = big_file
+    _shown(panel, qtbot, path)
+    panel.resize(700, 600)
+    qtbot.waitUntil(lambda: panel.heatmap.summary is not None, timeout=30_000)
+    QtCore.QCoreApplication.processEvents()
+    marks = panel.heatmap.mark_positions()
+    assert len(marks) == len(nans)
+    for i, j in nans:  # a marker on each NaN's block (within the block of 9 x 9 elements)
+        assert any(abs(x - j) < 9 and abs(y - i) < 9 for x, y in marks), (i, j)
+    image = panel.heat_widget.grab().toImage()
+    nan = QtGui.QColor(theme.current().nan)
+    box = panel.heat_item.getViewBox()
+    for x, y in marks:
+        scene = box.mapViewToScene(QtCore.QPointF(x, y))
+        at = panel.heat_widget.mapFromScene(scene)
+        seen = sum(
+            1 for dx in range(-MARK_PX, MARK_PX + 1) for dy in range(-MARK_PX, MARK_PX + 1)
+            if QtGui.QColor(image.pixel(at.x() + dx, at.y() + dy)).rgb() == nan.rgb())
+        edge = min(x, y, 4095 - x, 4095 - y) < 40  # (a corner's marker is cut by the view)
+        assert seen >= (4 if edge else 9), (x, y, seen)  # a patch of the NaN colour
