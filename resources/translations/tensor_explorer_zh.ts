@@ -118,53 +118,53 @@
 <context>
     <name>ConsolePanel</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="109"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="116"/>
         <source>Type statements, e.g.  y = x @ w + b   — Ctrl+Enter runs them, ↑/↓ bring back earlier ones</source>
         <extracomment>Python&apos;s own text for an object whose class has no repr of its own the theme the output&apos;s coloured text was written in (recoloured on a switch) follows the workspace the console shows: completion offers its names what the editor sent to the runner, until it finished or failed a program from a file nobody trusted yet ran restricted: says so, offers to trust it</extracomment>
         <translation>在此输入语句，例如  y = x @ w + b   — Ctrl+Enter 运行，↑/↓ 调出之前的输入</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="111"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="118"/>
         <source>Device that factories (torch.zeros, torch.randn...) create tensors on</source>
         <translation>工厂函数（torch.zeros、torch.randn…）创建张量时使用的设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="113"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="120"/>
         <source>default device</source>
         <translation>默认设备</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="114"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="121"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="115"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="122"/>
         <source>Run the statements (Ctrl+Enter)</source>
         <translation>运行这些语句（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="116"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="123"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="117"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="124"/>
         <source>Stop a running program; the workspace keeps what it had</source>
         <translation>停止正在运行的程序；工作区保留已有内容</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="119"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="126"/>
         <source>Clear output</source>
         <translation>清空输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="120"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="127"/>
         <source>device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="220"/>
+        <location filename="../../src/tensor_explorer/qt/console_panel.py" line="242"/>
         <source>bound or changed: {0}</source>
         <extracomment>the theme roles the output writes in colour</extracomment>
         <translation>绑定或修改：{0}</translation>
@@ -191,6 +191,11 @@
         <location filename="../../src/tensor_explorer/qt/debug_window.py" line="78"/>
         <source>Close the window and let the script go on</source>
         <translation>关闭窗口，让脚本继续运行</translation>
+    </message>
+    <message>
+        <location filename="../../src/tensor_explorer/qt/debug_window.py" line="165"/>
+        <source>Tensor Explorer — {0}</source>
+        <translation>Tensor Explorer — {0}</translation>
     </message>
 </context>
 <context>
@@ -822,7 +827,7 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/graph_view.py" line="1192"/>
+        <location filename="../../src/tensor_explorer/qt/graph_view.py" line="1201"/>
         <source>{0} of {1} boxes are outside the view: drag to see them, or zoom out (−)</source>
         <extracomment>node kinds drawn: the core&apos;s kinds plus &quot;const&quot; (a cut-off constant drawn apart) a test hook: while a list, every text painted is appended (GraphView.drawn_texts) what is outside the view, when a fit could not show everything readably</extracomment>
         <translation>{1} 个框中有 {0} 个在视图之外：拖动查看，或缩小（−）</translation>
@@ -1698,143 +1703,143 @@
         <translation>无法打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="281"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="277"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="281"/>
         <source>Build</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="282"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="278"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="282"/>
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="283"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="279"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="283"/>
         <source>Autograd graph</source>
         <translation>计算图</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="284"/>
         <source>Code bar · output</source>
         <translation>代码栏 · 输出</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="281"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="285"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="367"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="276"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="280"/>
         <source>Lesson</source>
         <extracomment>set by the app after the window is made (absent in screenshots and tests) File ▸ Open recent (made with the menus, :func:`.main_menus.build`) parent of the actions one build of the UI makes (deleted when the UI is rebuilt) opening and saving files (File menu, drops, recent files, trust) where the docks go (remembered, default and lesson layouts, presentation mode) undo/redo of the workspace&apos;s changes, and whether there is unsaved work ask before unsaved work would be lost (the real app; not screenshots, tests, nor runs that must not wait on a person: TENSOR_EXPLORER_NO_DIALOGS) Edit ▸ Copy, Copy as NumPy literal, Find value</extracomment>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="361"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
         <source>&amp;New workspace</source>
         <translation>新建工作区(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="362"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="366"/>
         <source>Start again with an empty workspace (Edit ▸ Undo brings it back)</source>
         <translation>从空工作区重新开始（编辑 ▸ 撤销可找回）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="364"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="368"/>
         <source>Reopen &amp;last session</source>
         <translation>重新打开上次的会话(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="365"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="369"/>
         <source>The values and history the window had when it was last closed</source>
         <translation>窗口上次关闭时的值和历史</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="368"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="372"/>
         <source>Open .npy, .npz, .py, lesson .md or session .txs files</source>
         <translation>打开 .npy、.npz、.py、课程 .md 或会话 .txs 文件</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="370"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="374"/>
         <source>&amp;Save session…</source>
         <translation>保存会话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="371"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
         <source>Save every value, its gradient and the history in one .txs file</source>
         <translation>把所有值、梯度和历史保存到一个 .txs 文件中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="373"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
         <source>Save code as .py…</source>
         <translation>将代码另存为 .py…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="375"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="379"/>
         <source>Export panel as image…</source>
         <translation>将面板导出为图片…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="377"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="381"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="380"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="384"/>
         <source>&amp;Run code</source>
         <translation>运行代码(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="381"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
         <source>Run the code bar (Ctrl+Enter)</source>
         <translation>运行代码栏（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="382"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="386"/>
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="383"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="387"/>
         <source>Stop the running program</source>
         <translation>停止正在运行的程序</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="385"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="389"/>
         <source>&amp;Dark theme</source>
         <translation>深色主题(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="389"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="393"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="390"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="394"/>
         <source>Larger text and drawings for a projector (F5)</source>
         <translation>为投影仪放大文字和图形（F5）</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="392"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="396"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
@@ -1968,34 +1973,34 @@
         <translation>已打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="509"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="538"/>
         <location filename="../../src/tensor_explorer/qt/window_files.py" line="245"/>
         <source>Wait for the running program to finish (or stop it) first.</source>
         <translation>请先等待正在运行的程序结束（或停止它）。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="511"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="540"/>
         <source>A new workspace replaces them.</source>
         <translation>新建工作区会替换它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="539"/>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="540"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="568"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="569"/>
         <source>Running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="577"/>
         <source>{0} values</source>
         <translation>{0} 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="548"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="577"/>
         <source>1 value</source>
         <translation>1 个值</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="550"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="579"/>
         <source>selected: {0}</source>
         <translation>选中：{0}</translation>
     </message>
@@ -2070,17 +2075,17 @@
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="558"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="587"/>
         <source>Quitting closes them.</source>
         <translation>退出会关闭它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="559"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="588"/>
         <source>File ▸ Reopen last session brings them back at the next start.</source>
         <translation>下次启动时，文件 ▸ 重新打开上次的会话可以找回它们。</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="560"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="589"/>
         <source>Discarded, they are lost.</source>
         <translation>丢弃后它们将无法找回。</translation>
     </message>
@@ -2378,38 +2383,38 @@
 <context>
     <name>MultiscaleHeatmap</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="152"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="160"/>
         <source>colours</source>
-        <extracomment>colour ranges the heatmap offers (:meth:`MultiscaleHeatmap.set_levels_mode`) the region summary on screen: its blocks and where it starts (row, column)</extracomment>
+        <extracomment>colour ranges the heatmap offers (:meth:`MultiscaleHeatmap.set_levels_mode`) the region summary on screen: its blocks and where it starts (row, column) a marker of a few pixels on each preview cell that holds NaN/±Inf, at any zoom: in an overview a cell is 1–2 px, and 13 NaNs of a 4096² array were 7 invisible pixels</extracomment>
         <translation>颜色</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="153"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="161"/>
         <source>min to max</source>
         <translation>最小到最大</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="154"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="162"/>
         <source>{lo:g}% to {hi:g}%</source>
         <translation>{lo:g}% 到 {hi:g}%</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="156"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="164"/>
         <source>± around 0</source>
         <translation>以 0 为中心 ±</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="159"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="167"/>
         <source>Colour range of the heatmap: the exact smallest to largest value; the {lo:g}th to {hi:g}th percentile, estimated from up to {n} evenly spread elements; or symmetric around 0</source>
         <translation>热图的颜色范围：精确的最小值到最大值；第 {lo:g} 到第 {hi:g} 百分位数（由至多 {n} 个均匀分布的元素估计）；或以 0 为中心对称</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="553"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="590"/>
         <source>{lo} to {hi}</source>
         <translation>{lo} 到 {hi}</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="559"/>
+        <location filename="../../src/tensor_explorer/qt/values_heatmap.py" line="596"/>
         <source>block [{r0}–{r1}, {c0}–{c1}]</source>
         <translation>区块 [{r0}–{r1}, {c0}–{c1}]</translation>
     </message>
@@ -2602,12 +2607,12 @@
 <context>
     <name>TrustBar</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/trust_bar.py" line="46"/>
+        <location filename="../../src/tensor_explorer/qt/trust_bar.py" line="48"/>
         <source>Trust and run again</source>
         <translation>信任并重新运行</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/trust_bar.py" line="48"/>
+        <location filename="../../src/tensor_explorer/qt/trust_bar.py" line="50"/>
         <source>Run it as full Python (imports, files, everything), now and whenever this exact file is opened again</source>
         <translation>把它作为完整的 Python 运行（导入、文件，一切都可以），现在以及以后再打开这个文件（内容不变）时都如此</translation>
     </message>
@@ -2679,13 +2684,13 @@
 <context>
     <name>ValuesDock</name>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="87"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="88"/>
         <source>this value is not in the workspace</source>
         <extracomment>panels built only when first shown or used (start-up builds what is visible)</extracomment>
         <translation>这个值不在工作区中</translation>
     </message>
     <message>
-        <location filename="../../src/tensor_explorer/qt/main_window.py" line="93"/>
+        <location filename="../../src/tensor_explorer/qt/main_window.py" line="94"/>
         <source>a program is still running</source>
         <translation>仍有程序在运行</translation>
     </message>

@@ -296,7 +296,7 @@ def test_nans_in_an_overview_are_seen_as_markers_of_a_few_pixels(
     panel.resize(700, 600)
     qtbot.waitUntil(lambda: panel.heatmap.summary is not None, timeout=30_000)
     QtCore.QCoreApplication.processEvents()
-    marks = panel.heatmap.mark_positions()
+    marks = panel.heatmap.marks.positions()
     assert len(marks) == len(nans)
     for i, j in nans:  # a marker on each NaN's block (within the block of 9 x 9 elements)
         assert any(abs(x - j) < 9 and abs(y - i) < 9 for x, y in marks), (i, j)

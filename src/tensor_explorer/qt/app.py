@@ -225,6 +225,22 @@ def _select_value(ws: Workspace, select: str | None) -> None:
         ws.selected = select
 
 
+def _screenshot_shown(win: MainWindow, panel: str, wh: tuple[int, int] | None,
+                      lesson: bool, presentation: bool
+                      ) -> tuple[QtWidgets.QWidget, tuple[int, int]]:
+    """The widget to render, shown off screen at its size and laid out as the live window
+    would be: the lesson layout for a lesson, the F5 layout with ``presentation``."""
+    widget, wh = _screenshot_widget(win, panel, wh)
+    widget.resize(*wh)
+    widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)
+    widget.show()
+    if lesson and panel == "window":
+        win.use_lesson_layout()
+    if presentation and panel == "window":  # the F5 layout, as the live window draws it
+        win.set_presentation(True)
+    return widget, wh
+
+
 def _screenshot_widget(win: MainWindow, panel: str, wh: tuple[int, int] | None
                        ) -> tuple[QtWidgets.QWidget, tuple[int, int]]:
     """The widget to render (the window, or one panel taken out of its dock) and its size."""
@@ -376,14 +392,7 @@ def screenshot_main(source: str, out: str | None, panel: str = "window", step: i
     assert isinstance(lesson_panel, LessonPanel)
     if lesson is not None:
         lesson_panel.open_lesson(source, run=False, trusted=trust)
-    widget, wh = _screenshot_widget(win, panel, wh)
-    widget.resize(*wh)
-    widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)
-    widget.show()
-    if lesson is not None and panel == "window":
-        win.use_lesson_layout()
-    if presentation and panel == "window":  # the F5 layout, as the live window draws it
-        win.set_presentation(True)
+    widget, wh = _screenshot_shown(win, panel, wh, lesson is not None, presentation)
     failed: list[StepResult] = []
     try:
         if lesson is not None and all_steps is not None:

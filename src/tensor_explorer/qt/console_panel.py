@@ -37,6 +37,77 @@ def internal_repr(text: str) -> bool:
         part.startswith("_") and not part.startswith("__") for part in m.group(1).split("."))
 
 
+class OutputView(QtWidgets.QTextEdit):
+    """The code bar's output: what ran, its results and errors, in the theme's colours.
+
+    It follows its end while it is at its end, also when its size changes (the presentation
+    stage opened it scrolled to old output); scrolled up by a person, it stays put. A theme
+    switch recolours what is already there."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        theme.use_mono_font(self)
+        self._at_end = True
+        scroll = self.verticalScrollBar()
+        scroll.valueChanged.connect(self._scrolled)
+        scroll.rangeChanged.connect(self._resized)
+        #: the theme the coloured text was written in (recoloured on a switch)
+        self._theme = theme.current()
+        theme.state().changed.connect(self._recolor)
+
+    def _scrolled(self, value: int) -> None:
+        self._at_end = value >= self.verticalScrollBar().maximum() - 2
+
+    def _resized(self, _low: int, high: int) -> None:
+        if self._at_end:
+            self.verticalScrollBar().setValue(high)
+
+    #: the theme roles the output writes in colour
+    _ROLES = ("muted", "accent", "ok", "error", "warning", "info")
+
+    def _recolor(self) -> None:
+        """What is already in the output takes the new theme's colours (dark blue stayed on
+        dark grey after switching to the dark theme): each fragment coloured with a role of the
+        old theme gets the same role's colour in the new one."""
+        old, new = self._theme, theme.current()
+        self._theme = new
+        if old is new:
+            return
+        swap = {QtGui.QColor(getattr(old, r)).rgb(): QtGui.QColor(getattr(new, r))
+                for r in self._ROLES}
+        doc = self.document()
+        cur = QtGui.QTextCursor(doc)
+        cur.beginEditBlock()
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                fmt = frag.charFormat()
+                brush = fmt.foreground()
+                if brush.style() != QtCore.Qt.BrushStyle.NoBrush:
+                    colour = swap.get(brush.color().rgb())
+                    if colour is not None:
+                        cur.setPosition(frag.position())
+                        cur.setPosition(frag.position() + frag.length(),
+                                        QtGui.QTextCursor.MoveMode.KeepAnchor)
+                        fmt.setForeground(colour)
+                        cur.setCharFormat(fmt)
+                it += 1
+            block = block.next()
+        cur.endEditBlock()
+
+    def append_html(self, html_text: str) -> None:
+        """One entry at the end (HTML), and a line break after it."""
+        cur = self.textCursor()
+        cur.movePosition(QtGui.QTextCursor.MoveOperation.End)
+        self.setTextCursor(cur)
+        self.insertHtml(html_text)
+        self.insertPlainText("\n")
+        self.ensureCursorVisible()
+
+
 class ConsolePanel(QtWidgets.QWidget):
     """The code bar (statements, device, Run/Stop) above the output of everything that ran."""
 
@@ -46,18 +117,7 @@ class ConsolePanel(QtWidgets.QWidget):
         self.setObjectName("ConsolePanel")
         self.bridge = bridge
         self.runner = runner
-        self.output = QtWidgets.QTextEdit()
-        self.output.setReadOnly(True)
-        theme.use_mono_font(self.output)
-        # the output follows its end while it is at its end, also when its size changes (the
-        # presentation stage opened it scrolled to old output); scrolled up, it stays put
-        self._at_end = True
-        scroll = self.output.verticalScrollBar()
-        scroll.valueChanged.connect(self._output_scrolled)
-        scroll.rangeChanged.connect(self._output_resized)
-        #: the theme the output's coloured text was written in (recoloured on a switch)
-        self._output_theme = theme.current()
-        theme.state().changed.connect(self._recolor_output)
+        self.output = OutputView()
         theme.state().changed.connect(self._fit_heights)
         #: follows the workspace the console shows: completion offers its names
         self.editor = CodeEditor(completions=Completions(lambda: self.bridge.workspace))
@@ -162,55 +222,8 @@ class ConsolePanel(QtWidgets.QWidget):
             frame = 2 * widget.frameWidth() + 8
             widget.setMinimumHeight(lines * widget.fontMetrics().lineSpacing() + frame)
 
-    def _output_scrolled(self, value: int) -> None:
-        self._at_end = value >= self.output.verticalScrollBar().maximum() - 2
-
-    def _output_resized(self, _low: int, high: int) -> None:
-        if self._at_end:
-            self.output.verticalScrollBar().setValue(high)
-
-    #: the theme roles the output writes in colour
-    _OUTPUT_ROLES = ("muted", "accent", "ok", "error", "warning", "info")
-
-    def _recolor_output(self) -> None:
-        """What is already in the output takes the new theme's colours (dark blue stayed on
-        dark grey after switching to the dark theme): each fragment coloured with a role of the
-        old theme gets the same role's colour in the new one."""
-        old, new = self._output_theme, theme.current()
-        self._output_theme = new
-        if old is new:
-            return
-        swap = {QtGui.QColor(getattr(old, r)).rgb(): QtGui.QColor(getattr(new, r))
-                for r in self._OUTPUT_ROLES}
-        doc = self.output.document()
-        cur = QtGui.QTextCursor(doc)
-        cur.beginEditBlock()
-        block = doc.begin()
-        while block.isValid():
-            it = block.begin()
-            while not it.atEnd():
-                frag = it.fragment()
-                fmt = frag.charFormat()
-                brush = fmt.foreground()
-                if brush.style() != QtCore.Qt.BrushStyle.NoBrush:
-                    colour = swap.get(brush.color().rgb())
-                    if colour is not None:
-                        cur.setPosition(frag.position())
-                        cur.setPosition(frag.position() + frag.length(),
-                                        QtGui.QTextCursor.MoveMode.KeepAnchor)
-                        fmt.setForeground(colour)
-                        cur.setCharFormat(fmt)
-                it += 1
-            block = block.next()
-        cur.endEditBlock()
-
     def _append(self, html_text: str) -> None:
-        cur = self.output.textCursor()
-        cur.movePosition(QtGui.QTextCursor.MoveOperation.End)
-        self.output.setTextCursor(cur)
-        self.output.insertHtml(html_text)
-        self.output.insertPlainText("\n")
-        self.output.ensureCursorVisible()
+        self.output.append_html(html_text)
 
     def _started(self, source: str) -> None:
         t = theme.current()

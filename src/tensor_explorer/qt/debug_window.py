@@ -162,7 +162,8 @@ class Debugger:
         row = self.bar.chooser.findData(index)
         if row != self.bar.chooser.currentIndex():
             self.bar.chooser.setCurrentIndex(row)
-        self.win.setWindowTitle(f"Tensor Explorer — {info.where}")
+        self.win.setWindowTitle(QtCore.QCoreApplication.translate(
+            "DebugBar", "Tensor Explorer — {0}").format(info.where))
         if index == self.index:
             self.win.runner.failed.emit(err)  # said as the code bar says its errors
         else:

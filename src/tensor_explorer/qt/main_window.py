@@ -196,13 +196,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit = EditActions(self, self.workspace, self._values_panel,
                                 lambda text: self.statusBar().showMessage(text, 5000))
         self._build_ui()
-        self.runner.failed.connect(self._run_failed)
-        self.runner.busy_changed.connect(self._busy_changed)
-        console = self.panels["console"]
-        assert isinstance(console, ConsolePanel)
-        console.trust_bar.trusted.connect(self.files.trust_program)
-        console.trust_bar.asked.connect(  # once the bar is laid out
-            lambda: QtCore.QTimer.singleShot(0, self, self._room_for_console))
+        self._connect_runner()
         theme.state().changed.connect(self._steady_bars)
         self._steady_bars()
         self.bridge.selected.connect(self._update_status)
@@ -421,6 +415,17 @@ class MainWindow(QtWidgets.QMainWindow):
     @QtCore.Slot()
     def _steady_bars(self) -> None:
         self.dock_layout.steady_bars()
+
+    def _connect_runner(self) -> None:
+        """What the window does when code runs: its errors, Run/Stop, the trust bar's Trust
+        (a program or a session from elsewhere) and the room the bar needs."""
+        self.runner.failed.connect(self._run_failed)
+        self.runner.busy_changed.connect(self._busy_changed)
+        console = self.panels["console"]
+        assert isinstance(console, ConsolePanel)
+        console.trust_bar.trusted.connect(self.files.trust_program)
+        console.trust_bar.asked.connect(  # once the bar is laid out
+            lambda: QtCore.QTimer.singleShot(0, self, self._room_for_console))
 
     @QtCore.Slot()
     def _room_for_console(self) -> None:

@@ -23,11 +23,12 @@ class StatusBar(QtWidgets.QStatusBar):
         self._permanent: list[QtWidgets.QWidget] = []
         self.messageChanged.connect(self._changed)
 
-    def addPermanentWidget(self, widget: QtWidgets.QWidget, stretch: int = 0) -> None:
+    def addPermanentWidget(self, widget: QtWidgets.QWidget, stretch: int | None = 0) -> None:
         self._permanent.append(widget)
-        super().addPermanentWidget(widget, stretch)
+        super().addPermanentWidget(widget, stretch or 0)
 
-    def showMessage(self, text: str, timeout: int = 0) -> None:
+    def showMessage(self, text: str, timeout: int | None = 0) -> None:
+        timeout = timeout or 0
         self._full = text
         self._until = time.monotonic() + timeout / 1000 if timeout > 0 else None
         super().showMessage(self._elided(text), timeout)

@@ -93,6 +93,45 @@ def _draw_layer(image: pg.ImageItem, overlay: pg.ImageItem, data: np.ndarray,
         overlay.show()
 
 
+class BlockMarks:
+    """A marker of a few pixels on each preview cell that holds NaN/±Inf, at any zoom: in an
+    overview a cell is 1–2 px, and 13 NaNs of a 4096² array were 7 pixels nobody could see."""
+
+    def __init__(self, plot: pg.PlotItem) -> None:
+        self.item = pg.ScatterPlotItem(pxMode=True, size=MARK_PX, symbol="s")
+        self.item.setZValue(10.4)  # over the preview's marks, under the finer levels
+        self.item.hide()
+        plot.addItem(self.item)
+
+    def paint(self, masks: dict[str, np.ndarray], steps: tuple[int, ...]) -> None:
+        """A square marker of :data:`MARK_PX` pixels, in the theme's NaN/+Inf/-Inf colour with
+        a contrasting edge, at each preview cell holding one (NaN wins); none when there are
+        more than :data:`MAX_MARKS` such cells (then the cells themselves are plain to see)."""
+        t = theme.current()
+        spots: list[dict[str, Any]] = []
+        taken = np.zeros(next(iter(masks.values())).shape, dtype=bool)
+        for key in ("nan", "posinf", "neginf"):
+            where = np.argwhere(masks[key] & ~taken)
+            taken |= masks[key]
+            if len(spots) + len(where) > MAX_MARKS:
+                self.item.hide()
+                return
+            brush = pg.mkBrush(getattr(t, key))
+            pen = pg.mkPen(t.base, width=1.5)
+            sr, sc = steps[0], steps[1]
+            spots += [{"pos": (c * sc + (sc - 1) / 2, r * sr + (sr - 1) / 2), "brush": brush,
+                       "pen": pen} for r, c in where.tolist()]
+        self.item.setData(spots)
+        self.item.setVisible(bool(spots))
+
+    def positions(self) -> list[tuple[float, float]]:
+        """Where the markers are (in elements: column, row), for tests and the hover line."""
+        if not self.item.isVisible():
+            return []
+        xs, ys = self.item.getData()
+        return list(zip(np.asarray(xs).tolist(), np.asarray(ys).tolist(), strict=True))
+
+
 class MultiscaleHeatmap(QtCore.QObject):
     """Block summary, full-resolution region and colour range of the panel's heatmap.
 
@@ -133,12 +172,7 @@ class MultiscaleHeatmap(QtCore.QObject):
         for item in (self.detail_image, self.detail_overlay):
             item.hide()
             panel.heat_item.addItem(item)
-        #: a marker of a few pixels on each preview cell that holds NaN/±Inf, at any zoom: in
-        #: an overview a cell is 1–2 px, and 13 NaNs of a 4096² array were 7 invisible pixels
-        self.marks = pg.ScatterPlotItem(pxMode=True, size=MARK_PX, symbol="s")
-        self.marks.setZValue(10.4)  # over the preview's marks, under the finer levels
-        self.marks.hide()
-        panel.heat_item.addItem(self.marks)
+        self.marks = BlockMarks(panel.heat_item)
         panel.colorbar.setImageItem([panel.image, self.mid_image, self.detail_image])
         self.levels_label = QtWidgets.QLabel()
         self.levels_box = QtWidgets.QComboBox()
@@ -275,7 +309,7 @@ class MultiscaleHeatmap(QtCore.QObject):
         rows, cols = data.shape
         rect = QtCore.QRectF(-0.5, -0.5, cols * plane.steps[1], rows * plane.steps[0])
         _draw_layer(p.image, p.overlay, data, masks, rect, lo, hi)
-        self._paint_marks(masks, plane.steps)
+        self.marks.paint(masks, plane.steps)
         p.colorbar.setLevels((lo, hi))
         # bool: only the two ends, 0 (False) and 1 (True), not a scale of fractions
         if plane.kind == "bool":
@@ -284,34 +318,6 @@ class MultiscaleHeatmap(QtCore.QObject):
             p.colorbar.axis.setTickSpacing()
         self._paint_mid(lo, hi)
         self._paint_detail(lo, hi)
-
-    def _paint_marks(self, masks: dict[str, np.ndarray], steps: tuple[int, ...]) -> None:
-        """A square marker of :data:`MARK_PX` pixels, in the theme's NaN/+Inf/-Inf colour with
-        a contrasting edge, at each preview cell holding one (NaN wins); none when there are
-        more than :data:`MAX_MARKS` such cells (then the cells themselves are plain to see)."""
-        t = theme.current()
-        spots: list[dict[str, Any]] = []
-        taken = np.zeros(next(iter(masks.values())).shape, dtype=bool)
-        for key in ("nan", "posinf", "neginf"):
-            where = np.argwhere(masks[key] & ~taken)
-            taken |= masks[key]
-            if len(spots) + len(where) > MAX_MARKS:
-                self.marks.hide()
-                return
-            brush = pg.mkBrush(getattr(t, key))
-            pen = pg.mkPen(t.base, width=1.5)
-            sr, sc = steps[0], steps[1]
-            spots += [{"pos": (c * sc + (sc - 1) / 2, r * sr + (sr - 1) / 2), "brush": brush,
-                       "pen": pen} for r, c in where.tolist()]
-        self.marks.setData(spots)
-        self.marks.setVisible(bool(spots))
-
-    def mark_positions(self) -> list[tuple[float, float]]:
-        """Where the markers are (in elements: column, row), for tests and the hover line."""
-        if not self.marks.isVisible():
-            return []
-        xs, ys = self.marks.getData()
-        return list(zip(np.asarray(xs).tolist(), np.asarray(ys).tolist(), strict=True))
 
     def _paint_mid(self, lo: float, hi: float) -> None:
         if self.mid is None:
