@@ -460,6 +460,9 @@ class NothingLost(RuleBasedStateMachine):
         self.marks: dict[int, tuple[Any, Point]] = {}  # id(change) -> (change, point)
         self.origin: Point | None = self.point  # the state before the history's first change
 
+    def has_user_values(self) -> bool:
+        return bool(set(self.ns) & set(NAMES))
+
     def note(self, what: str) -> None:
         """A rule acts: ``what`` it does (its first word counts it)."""
         self.log.append(what)
@@ -595,14 +598,17 @@ class NothingLost(RuleBasedStateMachine):
     def make(self, pick: int) -> None:
         self.statement("make", pick)
 
+    @precondition(lambda self: self.has_user_values())
     @rule(pick=st.integers(0, 10_000))
     def view(self, pick: int) -> None:
         self.statement("view", pick)
 
+    @precondition(lambda self: self.has_user_values())
     @rule(pick=st.integers(0, 10_000))
     def write(self, pick: int) -> None:
         self.statement("write", pick)
 
+    @precondition(lambda self: self.has_user_values())
     @rule(pick=st.integers(0, 10_000))
     def delete_statement(self, pick: int) -> None:
         self.statement("del", pick)
@@ -625,6 +631,7 @@ class NothingLost(RuleBasedStateMachine):
         self.check(f"after {source!r}")
         self.mark()
 
+    @precondition(lambda self: self.has_user_values())
     @rule(pick=st.integers(0, 100), new=st.sampled_from(NAMES))
     def rename(self, pick: int, new: str) -> None:
         names = sorted(set(user_values(self.ns)) & set(NAMES))
@@ -647,6 +654,7 @@ class NothingLost(RuleBasedStateMachine):
         self.check(f"after renaming {old} to {new}")
         self.mark()
 
+    @precondition(lambda self: self.has_user_values())
     @rule(pick=st.integers(0, 100))
     def delete(self, pick: int) -> None:
         names = sorted(set(user_values(self.ns)) & set(NAMES))
@@ -684,6 +692,7 @@ class NothingLost(RuleBasedStateMachine):
         panel = self.win.panels["lesson"]
         return panel if panel.state() is not None and panel.lesson is not None else None
 
+    @precondition(lambda self: self._lesson() is not None)
     @rule()
     def lesson_next(self) -> None:
         panel = self._lesson()
@@ -699,6 +708,7 @@ class NothingLost(RuleBasedStateMachine):
         self.point = Point(self.point.base, self.point.statements, self.other_facts())
         self.mark()
 
+    @precondition(lambda self: self._lesson() is not None)
     @rule(how=st.sampled_from(["previous", "reset", "first"]), answer=ANSWERS)
     def lesson_back(self, how: str, answer: Any) -> None:
         panel = self._lesson()
@@ -764,12 +774,14 @@ class NothingLost(RuleBasedStateMachine):
 
     # -- rules: undo -------------------------------------------------------------------------
 
+    @precondition(lambda self: self.history.can_undo)
     @rule()
     def undo(self) -> None:
         """Edit ▸ Undo until the state a rule left (one rule back)."""
         self.note("undo")
         self._walk(self.win.undo.undo_action, lambda: self.history.can_undo)
 
+    @precondition(lambda self: self.history.can_redo)
     @rule()
     def redo(self) -> None:
         self.note("redo")
@@ -793,6 +805,7 @@ class NothingLost(RuleBasedStateMachine):
         self.at(point)
         self.check("after undo/redo")
 
+    @precondition(lambda self: self.history.can_undo)
     @rule()
     def undo_all(self) -> None:
         """Undo of everything gives the start state; Redo as many times the state it left."""

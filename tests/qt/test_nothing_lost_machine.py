@@ -23,8 +23,8 @@ from tensor_explorer.qt.autosave import Autosaver, pending_recovery, restore
 from tests.qt.nothing_lost import CANCEL, DISCARD, Answerer, NothingLost, make_window, pump
 from tests.qt.window_run import run
 
-#: CI size: about a minute on 2 shared cores (the bench runs it longer)
-CI_SETTINGS = settings(max_examples=6, stateful_step_count=12, deadline=None, derandomize=True,
+#: CI size: about 30 s on 2 shared cores (the bench runs it longer)
+CI_SETTINGS = settings(max_examples=10, stateful_step_count=20, deadline=None, derandomize=True,
                        database=None, print_blob=True,
                        suppress_health_check=list(HealthCheck))
 
