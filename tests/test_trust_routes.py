@@ -85,7 +85,7 @@ def test_lessons_are_read_through_the_decision() -> None:
 
 
 def _payload(mark: Path) -> str:
-    return f"open(r'{mark}', 'w').write('pwned')"
+    return f"open(r'{mark}', 'w').close()"
 
 
 def _program(tmp_path: Path) -> tuple[Path, Path]:
@@ -100,7 +100,7 @@ def _lesson(tmp_path: Path, where: str) -> tuple[Path, Path]:
     file."""
     mark = tmp_path / f"PWNED-lesson-{where}"
     code = _payload(mark) if where == "code" else "x = torch.ones(2)"
-    expect = f"{_payload(mark)} > 0" if where == "expect" else "x.shape == (2,)"
+    expect = f"{_payload(mark)} is None" if where == "expect" else "x.shape == (2,)"
     path = tmp_path / f"hostile-{where}.en.md"
     path.write_text(f"---\nname: hostile-{where}\ntitle: Hostile\nlanguage: en\n---\n\n"
                     f"## One\n\n```python\n{code}\n```\n\nexpect: {expect}\n")
@@ -152,18 +152,39 @@ def test_lesson_api_and_player_run_restricted(hostile) -> None:
     assert L.run_lesson(L.load_lesson(path, asked=True))[0].ok and mark.exists()
 
 
+#: subcommands whose whole point is to run the file given as the user's own full Python: the
+#: user asked for it by name (``trust.decide(asked=True)``), as ``python SCRIPT`` would
+ASKED = {"run": "tensor-explorer run SCRIPT: your own script (PRODUCT.md's command line)"}
+
+
 def _file_subcommands() -> list[str]:
-    """The subcommands whose positional arguments are files (read from their parsers)."""
+    """The subcommands whose positional arguments are files (read from their parsers), but
+    for those that run the user's own script by name (:data:`ASKED`)."""
     out = []
     for sub in cli.SUBCOMMANDS:
         parser = cli._parser(sub)
         if any(not a.option_strings for a in parser._actions):
             out.append(sub)
-    return out
+    assert set(ASKED) <= set(out), "an asked-for subcommand is gone: drop it from ASKED"
+    return [sub for sub in out if sub not in ASKED]
 
 
 def test_the_file_subcommands_are_found() -> None:
     assert {"inspect", "check", "screenshot"} <= set(_file_subcommands())
+
+
+def test_run_runs_your_own_script_as_you_asked_and_nothing_else(hostile, monkeypatch) -> None:
+    """`run` is `python SCRIPT`: the user names the script to run as full Python. A lesson or
+    a session given to it is not a script: it fails (no window here) and runs nothing."""
+    monkeypatch.setenv("TENSOR_EXPLORER_NO_WINDOW", "1")  # the explanation on stderr
+    program, mark = hostile[0]
+    for path, other in hostile[1:]:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            assert cli.main(["run", str(path)]) != 0
+        assert not other.exists()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        cli.main(["run", str(program)])
+    assert mark.exists()
 
 
 @pytest.mark.parametrize("sub", _file_subcommands())

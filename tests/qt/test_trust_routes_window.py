@@ -65,13 +65,13 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple[
     out = {}
     mark = tmp_path / "PWNED-program"
     program = tmp_path / "hostile.py"
-    program.write_text(f"x = 1\nopen(r'{mark}', 'w').write('pwned')\n")
+    program.write_text(f"x = 1\nopen(r'{mark}', 'w').close()\n")
     out["program"] = (program, mark)
     for where in ("code", "expect"):
         mark = tmp_path / f"PWNED-{where}"
-        payload = f"open(r'{mark}', 'w').write('pwned')"
+        payload = f"open(r'{mark}', 'w').close()"
         code = payload if where == "code" else "x = torch.ones(2)"
-        expect = f"{payload} > 0" if where == "expect" else "x.shape == (2,)"
+        expect = f"{payload} is None" if where == "expect" else "x.shape == (2,)"
         lesson = tmp_path / f"hostile-{where}.en.md"
         lesson.write_text(f"---\nname: hostile-{where}\ntitle: Hostile {where}\nlanguage: en\n"
                           f"---\n\n## One\n\n```python\n{code}\n```\n\nexpect: {expect}\n")
