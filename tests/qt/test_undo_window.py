@@ -106,6 +106,10 @@ def test_another_lesson_asks_before_replacing_unsaved_work(qtbot: QtBot, make_wi
     qtbot.waitUntil(lambda: not win.runner.busy and not win.panels["lesson"].stepping)
     assert "mine" not in win.workspace.names()
     for _ in range(50):  # Discard is undoable: step back until the user's value returns
+        # (undo waits while anything runs: on a loaded machine a step may still be finishing)
+        qtbot.waitUntil(lambda: not win.runner.busy and not win.panels["lesson"].stepping,
+                        timeout=TIMEOUT)
+        QtWidgets.QApplication.processEvents()
         if "mine" in win.workspace.names() or not undo_action(win).isEnabled():
             break
         undo_action(win).trigger()

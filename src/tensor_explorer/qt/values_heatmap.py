@@ -105,7 +105,7 @@ class BlockMarks:
 
     def paint(self, masks: dict[str, np.ndarray], steps: tuple[int, ...]) -> None:
         """A square marker of :data:`MARK_PX` pixels, in the theme's NaN/+Inf/-Inf colour with
-        a contrasting edge, at each preview cell holding one (NaN wins); none when there are
+        at each preview cell holding one (NaN wins); none when there are
         more than :data:`MAX_MARKS` such cells (then the cells themselves are plain to see)."""
         t = theme.current()
         spots: list[dict[str, Any]] = []
@@ -117,7 +117,7 @@ class BlockMarks:
                 self.item.hide()
                 return
             brush = pg.mkBrush(getattr(t, key))
-            pen = pg.mkPen(t.base, width=1.5)
+            pen = pg.mkPen(getattr(t, key), width=1)  # (a cell large on screen keeps its colour)
             sr, sc = steps[0], steps[1]
             spots += [{"pos": (c * sc + (sc - 1) / 2, r * sr + (sr - 1) / 2), "brush": brush,
                        "pen": pen} for r, c in where.tolist()]
