@@ -22,6 +22,7 @@ from tensor_explorer.core import lessons as L
 from tensor_explorer.core import trust
 from tensor_explorer.core.lesson_player import LessonPlayer
 from tensor_explorer.core.sources import open_into
+from tests.core.session_files import unsigned_copy
 
 SRC = Path(tx.__file__).parent
 
@@ -72,13 +73,24 @@ def test_every_function_that_runs_code_is_reviewed() -> None:
     assert set(RUNNERS) - found == set(), "reviewed call sites that are gone: drop them"
 
 
-def test_lessons_are_read_through_the_decision() -> None:
-    """Every lesson read decides trust in read_lesson, which calls trust.decide; no route makes
-    a lesson trusted by itself (``trusted_as(True)``)."""
-    source = (SRC / "core" / "lessons.py").read_text(encoding="utf-8")
-    assert "trust.decide(" in source
-    for path in SRC.rglob("*.py"):
-        assert "trusted_as(True)" not in path.read_text(encoding="utf-8"), path
+def test_lessons_are_read_through_the_decision(tmp_path: Path, monkeypatch) -> None:
+    """Every lesson read asks trust.decide (with the user's --trust passed on), and what it
+    answers is what the lesson's steps run as; no route makes a lesson trusted by itself."""
+    path, _mark = _lesson(tmp_path, "code")
+    seen: list[tuple[str, bool]] = []
+    real = trust.decide
+
+    def spy(p, data=None, *, asked: bool = False, own: bool = False) -> trust.Decision:
+        seen.append((Path(p).name, asked))  # (and decide's own answer)
+        return real(p, data, asked=asked, own=own)
+
+    monkeypatch.setattr(trust, "decide", spy)
+    assert not L.read_lesson(path).steps[0].trusted
+    assert L.load_lesson(path, asked=True).steps[0].trusted
+    assert LessonPlayer.load(path, "en", True).trusted
+    assert seen == [(path.name, False), (path.name, True), (path.name, True)]
+    for source in SRC.rglob("*.py"):
+        assert "trusted_as(True)" not in source.read_text(encoding="utf-8"), source
 
 
 # ----- the hostile files -------------------------------------------------------------------
@@ -207,10 +219,6 @@ def test_every_file_subcommand_refuses_to_run_a_hostile_file(sub: str, hostile, 
 def _foreign_session(tmp_path: Path) -> tuple[Path, Path, Path]:
     """A session whose class body writes a file: signed (the user's own), and the same file
     without its signature (from someone else)."""
-    import zipfile
-
-    from tensor_explorer.core import session
-
     mark = tmp_path / "PWNED-session"
     ws = tx.Workspace()
     ws.run(f"import torch\nclass Net(torch.nn.Module):\n    {_payload(mark)}\n"
@@ -219,10 +227,7 @@ def _foreign_session(tmp_path: Path) -> tuple[Path, Path, Path]:
     own = tmp_path / "own.txs"
     ws.save(own)
     foreign = tmp_path / "foreign.txs"
-    with zipfile.ZipFile(own) as zin, zipfile.ZipFile(foreign, "w") as zout:
-        for info in zin.infolist():
-            if info.filename != session.SIGNATURE:
-                zout.writestr(info, zin.read(info))
+    unsigned_copy(own, foreign)
     mark.unlink()
     return own, foreign, mark
 

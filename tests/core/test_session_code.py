@@ -9,7 +9,6 @@ import os
 import stat
 import sys
 import time
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import torch
 from tensor_explorer.core import session, signing
 from tensor_explorer.core.catalog import Message
 from tensor_explorer.core.workspace import Workspace
+from tests.core.session_files import members_of, write_members
 
 USER_CODE = (
     "import torch\nfrom torch import nn\n"
@@ -35,17 +35,6 @@ USER_CODE = (
     "opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)\n"
     "net(x).sum().backward(); opt.step()"
 )
-
-
-def members_of(path: Path) -> dict[str, bytes]:
-    with zipfile.ZipFile(path) as zf:
-        return {i.filename: zf.read(i) for i in zf.infolist()}
-
-
-def write_members(path: Path, members: dict[str, bytes]) -> None:
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
 
 
 def signature_for(members: dict[str, bytes], key: bytes) -> bytes:

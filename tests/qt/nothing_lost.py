@@ -53,6 +53,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from PySide6 import QtCore, QtWidgets
 from torch import nn
 
+from tests.core.session_files import unsigned_copy
+
 # -- the grammar ------------------------------------------------------------------------------
 
 #: the names the user's statements bind (no shipped lesson uses them)
@@ -768,6 +770,29 @@ class NothingLost(RuleBasedStateMachine):
             return
         self.check(f"save -> open {path.name}", session_kept(self.window_facts(), want),
                        session_kept(want, want))
+        self.unsaved = False
+        self.resync()
+        self.mark()
+
+    @precondition(lambda self: bool(self.saved))
+    @rule(pick=st.integers(0, 100), answer=ANSWERS)
+    def open_foreign_session_and_trust(self, pick: int, answer: Any) -> None:
+        """A saved session as if from someone else (its signature dropped): its data opens
+        with no code run, the trust bar asks about its code when it has some, and Trust gives
+        back the workspace that was saved (trust on every route, nothing lost)."""
+        path, want = self.saved[pick % len(self.saved)]
+        foreign = self.dir / f"foreign-{path.name}"
+        unsigned_copy(path, foreign)
+        self.note(f"foreign-open {foreign.name} ({answer.name} if asked), Trust")
+        asked, _ = self.replace(answer, lambda: self.win.open_paths([str(foreign)]))
+        if self.cancelled(asked, answer):
+            return
+        bar = self.win.panels["console"].trust_bar
+        if not bar.isHidden():
+            bar.button.click()
+            self.settle()
+        self.check(f"foreign {path.name} -> Trust", session_kept(self.window_facts(), want),
+                   session_kept(want, want))
         self.unsaved = False
         self.resync()
         self.mark()

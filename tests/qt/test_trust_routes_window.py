@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 import tensor_explorer as tx
 from tensor_explorer.core.workspace import Workspace
+from tests.core.session_files import unsigned_copy
 
 QT = Path(tx.__file__).parent / "qt"
 OPENERS = ("open_paths", "open_lesson", "open_program")
@@ -188,11 +189,8 @@ def test_a_session_from_elsewhere_opens_its_data_and_asks_before_its_code(
     shows its data (a module of its own class by its parameters) and the trust bar; Trust
     rebuilds the class and the module over the saved parameters. The user's own reopens whole
     with no question."""
-    import zipfile
-
     import torch
 
-    from tensor_explorer.core import session
 
     monkeypatch.setenv("TENSOR_EXPLORER_TRUST_FILE", str(tmp_path / "trusted.json"))
     ws = Workspace()
@@ -204,10 +202,7 @@ def test_a_session_from_elsewhere_opens_its_data_and_asks_before_its_code(
     own = tmp_path / "own.txs"
     ws.save(own)
     foreign = tmp_path / "foreign.txs"
-    with zipfile.ZipFile(own) as zin, zipfile.ZipFile(foreign, "w") as zout:
-        for info in zin.infolist():
-            if info.filename != session.SIGNATURE:
-                zout.writestr(info, zin.read(info))
+    unsigned_copy(own, foreign)
     win = make_window(Workspace())
     win.show()
     bar = win.panels["console"].trust_bar

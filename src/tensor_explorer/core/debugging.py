@@ -46,7 +46,7 @@ from torch.overrides import TorchFunctionMode
 
 from .catalog import Message
 from .explain import explain
-from .runner import ProgramError, describe_operand
+from .runner import ProgramError, describe_operand, statement_header
 
 __all__ = [
     "FrameInfo",
@@ -210,24 +210,6 @@ def _tree(filename: str, globs: Mapping[str, Any]) -> ast.Module | None:
     return tree
 
 
-def _header(stmt: ast.stmt) -> list[ast.AST]:
-    """The parts of a compound statement on its first line(s), not in its body (the runner's
-    rule for the values on a failing line)."""
-    if isinstance(stmt, ast.For | ast.AsyncFor):
-        return [stmt.target, stmt.iter]
-    if isinstance(stmt, ast.If | ast.While):
-        return [stmt.test]
-    if isinstance(stmt, ast.With | ast.AsyncWith):
-        return list(stmt.items)
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-        return [*stmt.decorator_list, stmt.args]
-    if isinstance(stmt, ast.ClassDef):
-        return [*stmt.decorator_list, *stmt.bases, *stmt.keywords]
-    if isinstance(stmt, ast.Try):
-        return []
-    return [stmt]
-
-
 def names_read(tree: ast.Module | None, line: int) -> list[str]:
     """The names the innermost statement on ``line`` reads (only the header of a compound
     statement), in order of appearance, as the code bar's error lists them."""
@@ -237,7 +219,7 @@ def names_read(tree: ast.Module | None, line: int) -> list[str]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt):
             continue
-        parts = _header(node)
+        parts = statement_header(node)
         last = node.end_lineno or node.lineno
         if parts != [node]:
             last = max([node.lineno] + [getattr(p, "end_lineno", None) or node.lineno

@@ -347,6 +347,22 @@ def _names_in(node: ast.AST) -> frozenset[str]:
     )
 
 
+def statement_header(node: ast.stmt) -> list[ast.AST]:
+    """The parts of any statement that are on its first line(s), not in its body: what a
+    failing line of it reads (the code bar's operands, and a script's at a frame)."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *node.keywords]
+    if isinstance(node, ast.AsyncFunctionDef):
+        return [*node.decorator_list, node.args]
+    if isinstance(node, ast.AsyncFor):
+        return [node.target, node.iter]
+    if isinstance(node, ast.AsyncWith):
+        return list(node.items)
+    if isinstance(node, ast.Match):
+        return [node.subject]
+    return _header_nodes(node)
+
+
 def _header_nodes(stmt: ast.stmt) -> list[ast.AST]:
     """The parts of a compound statement that are on its first line(s), not in its body."""
     if isinstance(stmt, ast.For):
@@ -1062,19 +1078,6 @@ class Runner:
         value of that name is another variable). Of several statements on the line, those of
         the statement that failed."""
 
-        def header(node: ast.stmt) -> list[ast.AST]:
-            if isinstance(node, ast.ClassDef):
-                return [*node.decorator_list, *node.bases, *node.keywords]
-            if isinstance(node, ast.AsyncFunctionDef):
-                return [*node.decorator_list, node.args]
-            if isinstance(node, ast.AsyncFor):
-                return [node.target, node.iter]
-            if isinstance(node, ast.AsyncWith):
-                return list(node.items)
-            if isinstance(node, ast.Match):
-                return [node.subject]
-            return _header_nodes(node)
-
         parts: list[ast.AST] = []
         try:
             tree: ast.Module | None = ast.parse(program.source)
@@ -1091,7 +1094,7 @@ class Runner:
                 for node in ast.walk(root):
                     if not isinstance(node, ast.stmt):
                         continue
-                    nodes = header(node)
+                    nodes = statement_header(node)
                     last = node.end_lineno or node.lineno
                     if nodes != [node]:
                         last = max([node.lineno] + [getattr(h, "end_lineno", None) or node.lineno

@@ -260,24 +260,12 @@ def memory_kind(obj: Any) -> str | None:
     scalars), ``"storage"``, or None (not one of those)."""
     if isinstance(obj, GuardedClass):
         obj = obj._tx_cls
-    if isinstance(obj, type):
-        if isinstance(obj, _TENSORTYPE) or issubclass(obj, torch.Tensor):
-            return "tensor"
-        if issubclass(obj, np.ndarray):
-            return "ndarray"
-        if issubclass(obj, np.generic):
-            return "generic"
-        if issubclass(obj, _STORAGES):
-            return "storage"
-        return None
-    if isinstance(obj, torch.Tensor):
+    cls = obj if isinstance(obj, type) else type(obj)  # a value answers as its class does
+    if isinstance(cls, _TENSORTYPE) or issubclass(cls, torch.Tensor):
         return "tensor"
-    if isinstance(obj, np.ndarray):
-        return "ndarray"
-    if isinstance(obj, np.generic):
-        return "generic"
-    if isinstance(obj, _STORAGES):
-        return "storage"
+    for kind, base in (("ndarray", np.ndarray), ("generic", np.generic), ("storage", _STORAGES)):
+        if issubclass(cls, base):
+            return kind
     return None
 
 

@@ -110,8 +110,6 @@ def decide(path: str | os.PathLike[str] | None, data: bytes | None = None, *,
         return Decision(True, "asked")
     if path is not None and is_trusted(path, data):
         return Decision(True, "remembered")
-    if path is None and data is not None and content_hash(data) in set(_read_store()):
-        return Decision(True, "remembered")
     return Decision(False, "untrusted")
 
 

@@ -253,24 +253,41 @@ class WindowFiles(QtCore.QObject):
             return core_session.rebuild_code(win.workspace)
 
         def done(names: list[str]) -> None:
-            self.tasks.remove(task)
             win.statusBar().showMessage(translate("MainWindow", "Rebuilt {0}").format(
                 ", ".join(names) or "—"), 5000)
             lang = i18n.current()
             for note in win.workspace.session_notes:
                 self._console().show_note(render("frame.note", lang, text=note))
 
-        def failed(msg: str) -> None:
-            self.tasks.remove(task)
+        def failed(task: Task, msg: str) -> None:
             win.show_error(translate("MainWindow", "Could not rebuild {0}").format(name),
                            _why(task, msg))
 
+        self._in_background(work, done, failed)
+
+    def _in_background(self, work: Any, done: Any, failed: Any) -> Task:
+        """Run ``work`` as a background :class:`.Task`, kept in :attr:`tasks` until it ends;
+        then ``done(result)`` or ``failed(task, message)`` on the UI thread."""
         task = Task(work, parent=self)
         self.tasks.append(task)
-        task.finished.connect(done)
-        task.failed.connect(failed)
-        task.cancelled.connect(lambda: self.tasks.remove(task) if task in self.tasks else None)
+
+        def forget() -> None:
+            if task in self.tasks:
+                self.tasks.remove(task)
+
+        def finished(result: Any) -> None:
+            forget()
+            done(result)
+
+        def failed_(msg: str) -> None:
+            forget()
+            failed(task, msg)
+
+        task.finished.connect(finished)
+        task.failed.connect(failed_)
+        task.cancelled.connect(forget)
         task.start()
+        return task
 
     def open_arrays(self, path: str) -> None:
         """Load an array, archive or session file in the background, then select what came.
@@ -287,7 +304,6 @@ class WindowFiles(QtCore.QObject):
             return open_into(win.workspace, path)
 
         def done(names: list[str]) -> None:
-            self.tasks.remove(task)
             self.remember(path)
             if Path(path).suffix.lower() == SESSION_SUFFIX:  # the workspace is as saved
                 win.undo.saved()
@@ -301,21 +317,15 @@ class WindowFiles(QtCore.QObject):
             for note in self.notes_after_open(path, live):
                 self._console().show_note(render("frame.note", lang, text=note))
 
-        def failed(msg: str) -> None:
-            self.tasks.remove(task)
+        def failed(task: Task, msg: str) -> None:
             if isinstance(task.error, WorkspaceBusy):  # a program started while it was read
                 self._wait(path)
                 return
             win.show_error(translate("MainWindow", "Could not open {0}").format(name),
                            _why(task, msg))
 
-        task = Task(work, parent=self)
-        self.tasks.append(task)
         win.statusBar().showMessage(translate("MainWindow", "Opening {0}…").format(name))
-        task.finished.connect(done)
-        task.failed.connect(failed)
-        task.cancelled.connect(lambda: self.tasks.remove(task) if task in self.tasks else None)
-        task.start()
+        self._in_background(work, done, failed)
 
     def _busy(self) -> bool:
         """A program runs in the workspace (the runner's, or a moment's hold of another)."""
